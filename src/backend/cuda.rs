@@ -1,0 +1,1 @@
+//! Hopper CUDA backend (to be written).

@@ -1,0 +1,1 @@
+//! Benchmark and check driver (to be written).

@@ -1,0 +1,1 @@
+//! Workload files and seeded inputs (to be written).
