@@ -13,6 +13,7 @@
 
 pub mod backend;
 pub mod bench;
+pub mod check;
 pub mod error;
 pub mod problem;
 pub mod schedule;
