@@ -1,0 +1,94 @@
+// Tile shapes, shared-memory layouts and the two tensor-core GEMMs.
+#pragma once
+#include <cute/tensor.hpp>
+#include <cute/atom/mma_traits_sm90_gmma.hpp>
+#include <cute/arch/mma_sm90.hpp>
+#include <cutlass/arch/barrier.h>
+#include <cutlass/arch/reg_reconfig.h>
+#include "attn/params.cuh"
+
+namespace pagedattn {
+using namespace cute;
+
+template <int kBlockM_, int kBlockN_, int kStages_>
+struct KernelTraits {
+  using Element = cutlass::bfloat16_t;
+  static constexpr int kBlockM = kBlockM_;       // packed (token, head) rows per tile
+  static constexpr int kBlockN = kBlockN_;       // keys per step
+  static constexpr int kStages = kStages_;       // K and V ring depth
+  static constexpr int kConsumerWGs = kBlockM / 64;  // one wgmma M=64 slab each
+  static constexpr int kProducerThreads = 128;
+  static constexpr int kConsumerThreads = kConsumerWGs * 128;
+  static constexpr int kThreads = kProducerThreads + kConsumerThreads;
+  // setmaxnreg budgets: the gather producer needs few registers, the consumers
+  // hold S (64 fp32) and O (64 fp32) accumulators per thread.
+  static constexpr int kProducerRegs = 56;
+  static constexpr int kConsumerRegs = 224;
+
+  using TileShapeQK = Shape<Int<kBlockM>, Int<kBlockN>, Int<kHeadDim>>;
+  using TileShapePV = Shape<Int<kBlockM>, Int<kHeadDim>, Int<kBlockN>>;
+  using AtomLayout = Layout<Shape<Int<kConsumerWGs>, _1, _1>>;
+  // S = Q K^T: both operands from shared memory, K-major (head_dim contiguous).
+  using TiledMmaQK = decltype(make_tiled_mma(
+      GMMA::ss_op_selector<Element, Element, float, TileShapeQK>(), AtomLayout{}));
+  // O += P V: P from registers (the S accumulator, converted to bf16 in place),
+  // V from shared memory read MN-major (head_dim contiguous along N).
+  using TiledMmaPV = decltype(make_tiled_mma(
+      GMMA::rs_op_selector<Element, Element, float, TileShapePV, GMMA::Major::K, GMMA::Major::MN>(),
+      AtomLayout{}));
+
+  // 128-byte swizzled K-major layouts: rows of 64 elements (128 B), the
+  // 16-byte chunks XOR-ed with (row % 8), so gathered rows land bank-conflict
+  // free and wgmma reads them directly.
+  using SmemLayoutAtom = GMMA::Layout_K_SW128_Atom<Element>;
+  using SmemLayoutQ = decltype(tile_to_shape(SmemLayoutAtom{}, Shape<Int<kBlockM>, Int<kHeadDim>>{}));
+  using SmemLayoutK = decltype(tile_to_shape(SmemLayoutAtom{}, Shape<Int<kBlockN>, Int<kHeadDim>, Int<kStages>>{}));
+  using SmemLayoutV = SmemLayoutK;
+  // V seen as (head_dim, keys, stage) for the PV GEMM's B operand.
+  using SmemLayoutVt = decltype(composition(
+      SmemLayoutV{}, make_ordered_layout(Shape<Int<kHeadDim>, Int<kBlockN>, Int<kStages>>{}, Step<_2, _1, _3>{})));
+
+  struct SharedStorage {
+    alignas(1024) Element q[kBlockM * kHeadDim];   // also the output staging buffer
+    alignas(1024) Element k[kStages * kBlockN * kHeadDim];
+    alignas(1024) Element v[kStages * kBlockN * kHeadDim];
+    alignas(8) uint64_t q_full;
+    alignas(8) uint64_t k_full[kStages];
+    alignas(8) uint64_t k_empty[kStages];
+    alignas(8) uint64_t v_full[kStages];
+    alignas(8) uint64_t v_empty[kStages];
+  };
+  static constexpr int kSmemBytes = sizeof(SharedStorage);
+};
+
+// Runs one warpgroup GEMM over all k-blocks of the operands. `zero_init`
+// overwrites the accumulator on the first k-block. Waits for completion.
+template <bool zero_init, typename TiledMma, typename TA, typename TB, typename TC>
+__device__ __forceinline__ void warpgroup_gemm(TiledMma& tiled_mma, TA const& tCrA, TB const& tCrB, TC& tCrC) {
+  constexpr bool is_rs = !cute::is_base_of<cute::GMMA::DescriptorIterator, typename TiledMma::FrgTypeA>::value;
+  if constexpr (is_rs) warpgroup_fence_operand(const_cast<TA&>(tCrA));
+  warpgroup_fence_operand(tCrC);
+  warpgroup_arrive();
+  if constexpr (zero_init) tiled_mma.accumulate_ = GMMA::ScaleOut::Zero;
+  CUTLASS_PRAGMA_UNROLL
+  for (int kb = 0; kb < size<2>(tCrA); ++kb) {
+    cute::gemm(tiled_mma, tCrA(_, _, kb), tCrB(_, _, kb), tCrC);
+    tiled_mma.accumulate_ = GMMA::ScaleOut::One;
+  }
+  warpgroup_commit_batch();
+  warpgroup_wait<0>();
+  warpgroup_fence_operand(tCrC);
+  if constexpr (is_rs) warpgroup_fence_operand(const_cast<TA&>(tCrA));
+}
+
+__device__ __forceinline__ void mbar_init(uint64_t* bar, int count) {
+  cutlass::arch::ClusterBarrier::init(bar, count);
+}
+__device__ __forceinline__ void mbar_wait(uint64_t* bar, int phase) {
+  cutlass::arch::ClusterBarrier::wait(bar, phase);
+}
+__device__ __forceinline__ void mbar_arrive(uint64_t* bar) {
+  cutlass::arch::ClusterBarrier::arrive(bar);
+}
+
+}  // namespace pagedattn

@@ -1,0 +1,42 @@
+// Kernel parameters, shared with src/backend/cuda/ffi.rs (#[repr(C)] mirror).
+// Keep the two in the same order with the same types.
+#pragma once
+#include <cstdint>
+#include <cuda_bf16.h>
+
+namespace pagedattn {
+
+// Bits of *error_flag, set by the kernel on bad index data in device memory.
+// The kernel never dereferences a bad index: the key is skipped (treated as
+// masked) or the sequence is skipped (its rows left unwritten).
+enum ErrorBits : int {
+  kErrPageOutOfRange = 1,   // a kv_indices entry outside [0, num_pages)
+  kErrBadQoRange = 2,       // qo_indptr[b] .. qo_indptr[b+1] not inside [0, total_q]
+  kErrBadKvRange = 4,       // kv_indptr[b] .. kv_indptr[b+1] not inside [0, num_kv_indices]
+};
+
+struct Params {
+  const __nv_bfloat16* q;        // [total_q, 24, 128]
+  const __nv_bfloat16* k_cache;  // [num_pages, 1, 4, 128]
+  const __nv_bfloat16* v_cache;  // [num_pages, 1, 4, 128]
+  const int* qo_indptr;          // [batch + 1]
+  const int* kv_indptr;          // [batch + 1]
+  const int* kv_indices;         // [num_kv_indices]
+  __nv_bfloat16* out;            // [total_q, 24, 128]
+  float* lse;                    // [total_q, 24], base 2
+  int* error_flag;               // one int, OR-ed with ErrorBits
+  long long total_q;
+  long long num_pages;
+  int batch;
+  int num_kv_indices;
+  int tiles_per_head;            // schedule::tiles_per_head(total_q, batch)
+  float sm_scale;                // natural-log scale of the logits
+  float sm_scale_log2;           // sm_scale * log2(e): softmax runs in exp2
+};
+
+constexpr int kNumQoHeads = 24;
+constexpr int kNumKvHeads = 4;
+constexpr int kGroup = kNumQoHeads / kNumKvHeads;  // 6 query heads per kv head
+constexpr int kHeadDim = 128;
+
+}  // namespace pagedattn

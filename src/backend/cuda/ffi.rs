@@ -1,0 +1,73 @@
+//! The kernels' binary interface: embedded cubins, entry-point names and the
+//! `#[repr(C)]` mirror of `kernels/attn/params.cuh`.
+
+use cudarc::driver::DeviceRepr;
+
+/// The fast kernel and the fp32 reference, compiled for sm_90a by build.rs.
+#[cfg(pagedattn_kernels)]
+pub(crate) static ATTENTION_CUBIN: Option<&[u8]> = Some(include_bytes!(concat!(env!("OUT_DIR"), "/attention.cubin")));
+#[cfg(pagedattn_kernels)]
+pub(crate) static REFERENCE_CUBIN: Option<&[u8]> = Some(include_bytes!(concat!(env!("OUT_DIR"), "/reference.cubin")));
+#[cfg(not(pagedattn_kernels))]
+pub(crate) static ATTENTION_CUBIN: Option<&[u8]> = None;
+#[cfg(not(pagedattn_kernels))]
+pub(crate) static REFERENCE_CUBIN: Option<&[u8]> = None;
+
+/// ptxas report of the build (registers, spills), for `pagedattn info`.
+#[cfg(pagedattn_kernels)]
+pub const PTXAS_REPORT: &str = include_str!(concat!(env!("OUT_DIR"), "/ptxas_report.txt"));
+#[cfg(not(pagedattn_kernels))]
+pub const PTXAS_REPORT: &str = "built without GPU kernels";
+
+pub(crate) const KERNEL_M128: &str = "paged_prefill_m128";
+pub(crate) const KERNEL_M128_SMEM: &str = "paged_prefill_m128_smem_bytes";
+pub(crate) const KERNEL_M128_THREADS: u32 = 384;
+pub(crate) const REFERENCE_KERNEL: &str = "reference_attention";
+
+/// Bits the kernel ORs into its error flag (`ErrorBits` in params.cuh).
+pub(crate) const ERR_PAGE_OUT_OF_RANGE: i32 = 1;
+pub(crate) const ERR_BAD_QO_RANGE: i32 = 2;
+pub(crate) const ERR_BAD_KV_RANGE: i32 = 4;
+
+/// Mirror of `pagedattn::Params`. Field order and types must match.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct Params {
+    pub q: u64,
+    pub k_cache: u64,
+    pub v_cache: u64,
+    pub qo_indptr: u64,
+    pub kv_indptr: u64,
+    pub kv_indices: u64,
+    pub out: u64,
+    pub lse: u64,
+    pub error_flag: u64,
+    pub total_q: i64,
+    pub num_pages: i64,
+    pub batch: i32,
+    pub num_kv_indices: i32,
+    pub tiles_per_head: i32,
+    pub sm_scale: f32,
+    pub sm_scale_log2: f32,
+}
+
+// SAFETY: plain old data with the C layout the kernel reads.
+unsafe impl DeviceRepr for Params {}
+
+/// Describes the error bits for a typed error.
+pub(crate) fn describe_error_bits(bits: i32) -> String {
+    let mut parts = Vec::new();
+    if bits & ERR_PAGE_OUT_OF_RANGE != 0 {
+        parts.push("a kv_indices entry is outside [0, num_pages) (those keys were skipped)");
+    }
+    if bits & ERR_BAD_QO_RANGE != 0 {
+        parts.push("qo_indptr is not a valid partition of [0, total_q] (those sequences were skipped)");
+    }
+    if bits & ERR_BAD_KV_RANGE != 0 {
+        parts.push("kv_indptr is not a valid partition of [0, num_kv_indices] (those sequences were skipped)");
+    }
+    if parts.is_empty() {
+        parts.push("unknown error bits");
+    }
+    format!("{} (flag {bits:#x})", parts.join("; "))
+}

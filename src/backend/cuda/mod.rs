@@ -1,0 +1,196 @@
+//! Hopper CUDA backend.
+//!
+//! - [`PagedPrefill`] (in `kernel`): the public GPU API on cudarc buffers and streams;
+//! - [`CudaBackend`]: the [`Backend`] the benchmark drives, with timing per SPEC.md
+//!   (CUDA events around a graph replay of one call, L2 flushed before each).
+
+mod ffi;
+mod kernel;
+mod timing;
+
+use std::sync::Arc;
+
+use cudarc::driver::{CudaContext, CudaSlice, CudaStream, CudaView, CudaViewMut, DeviceRepr, ValidAsZeroBits};
+use half::bf16;
+
+pub use ffi::PTXAS_REPORT;
+pub use kernel::{DeviceProblem, PagedPrefill};
+
+use crate::backend::{Backend, Peaks, Prepared};
+use crate::error::{Error, Result};
+use crate::problem::{validate, Dims, HostProblem, Output};
+
+/// The CUDA backend bound to device 0, with its own stream.
+pub struct CudaBackend {
+    stream: Arc<CudaStream>,
+    attn: PagedPrefill,
+    device: String,
+    l2_bytes: usize,
+}
+
+impl CudaBackend {
+    /// Opens device 0. `Err(Error::NoDevice)` when there is no driver or GPU,
+    /// `Err(Error::UnsupportedDevice)` when it is not a Hopper GPU.
+    pub fn new() -> Result<Self> {
+        let ctx = std::panic::catch_unwind(|| CudaContext::new(0))
+            .map_err(|_| Error::NoDevice("the CUDA driver library (libcuda) could not be loaded".into()))?
+            .map_err(|e| Error::NoDevice(e.to_string()))?;
+        // One stream per backend; graphs are captured on it, so cudarc's
+        // cross-stream event tracking (which records events on every use)
+        // stays off.
+        // SAFETY: every buffer of this backend is used on `stream` only.
+        unsafe { ctx.disable_event_tracking() };
+        let stream = ctx.new_stream()?;
+        let attn = PagedPrefill::new(&ctx)?;
+        let name = ctx.name().unwrap_or_else(|_| "unknown GPU".into());
+        let sms = ctx
+            .attribute(cudarc::driver::sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)
+            .unwrap_or(0);
+        let l2_bytes =
+            ctx.attribute(cudarc::driver::sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE).unwrap_or(0)
+                as usize;
+        let device = format!("{name} ({sms} SMs, {} MB L2)", l2_bytes >> 20);
+        Ok(CudaBackend { stream, attn, device, l2_bytes: l2_bytes.max(1 << 20) })
+    }
+
+    /// The loaded kernels.
+    pub fn kernel(&self) -> &PagedPrefill {
+        &self.attn
+    }
+
+    /// The backend's stream.
+    pub fn stream(&self) -> &Arc<CudaStream> {
+        &self.stream
+    }
+
+    /// Output of the plain fp32 reference kernel (independent of the fast kernel).
+    pub fn reference(&self, p: &HostProblem<'_>) -> Result<Output> {
+        validate(p)?;
+        let mut bufs = DeviceBuffers::upload(&self.stream, p)?;
+        bufs.poison(&self.stream)?;
+        bufs.with_views(|v, out, lse| self.attn.launch_reference(&self.stream, v, out, lse))?;
+        bufs.download(&self.stream)
+    }
+}
+
+/// A call's buffers on the device. Each allocation holds at least one
+/// element (the driver refuses empty allocations); views of the call's exact
+/// lengths are what the kernels see.
+pub struct DeviceBuffers {
+    pub dims: Dims,
+    pub sm_scale: f32,
+    pub q: CudaSlice<bf16>,
+    pub k_cache: CudaSlice<bf16>,
+    pub v_cache: CudaSlice<bf16>,
+    pub qo_indptr: CudaSlice<i32>,
+    pub kv_indptr: CudaSlice<i32>,
+    pub kv_indices: CudaSlice<i32>,
+    pub out: CudaSlice<bf16>,
+    pub lse: CudaSlice<f32>,
+    lens: [usize; 6],
+}
+
+fn upload<T: DeviceRepr + ValidAsZeroBits>(stream: &Arc<CudaStream>, host: &[T]) -> Result<CudaSlice<T>> {
+    if host.is_empty() {
+        return Ok(stream.alloc_zeros::<T>(1)?);
+    }
+    Ok(stream.clone_htod(host)?)
+}
+
+/// The views a kernel sees for one call.
+pub type DeviceViews<'a> = DeviceProblem<'a, CudaView<'a, bf16>, CudaView<'a, bf16>, CudaView<'a, i32>>;
+
+impl DeviceBuffers {
+    /// Uploads a host problem and allocates its outputs.
+    pub fn upload(stream: &Arc<CudaStream>, p: &HostProblem<'_>) -> Result<Self> {
+        Ok(DeviceBuffers {
+            dims: p.dims,
+            sm_scale: p.sm_scale,
+            q: upload(stream, p.q)?,
+            k_cache: upload(stream, p.k_cache)?,
+            v_cache: upload(stream, p.v_cache)?,
+            qo_indptr: upload(stream, p.qo_indptr)?,
+            kv_indptr: upload(stream, p.kv_indptr)?,
+            kv_indices: upload(stream, p.kv_indices)?,
+            out: stream.alloc_zeros::<bf16>(p.dims.q_elems().max(1))?,
+            lse: stream.alloc_zeros::<f32>(p.dims.lse_elems().max(1))?,
+            lens: [p.q.len(), p.k_cache.len(), p.v_cache.len(), p.qo_indptr.len(), p.kv_indptr.len(), p.kv_indices.len()],
+        })
+    }
+
+    /// Runs `f` with the input views and mutable output views of this call.
+    pub fn with_views<R>(
+        &mut self,
+        f: impl FnOnce(&DeviceViews<'_>, &mut CudaViewMut<'_, bf16>, &mut CudaViewMut<'_, f32>) -> R,
+    ) -> R {
+        let [nq, nk, nv, nqo, nkvp, nidx] = self.lens;
+        let views = DeviceProblem {
+            dims: self.dims,
+            q: &self.q.slice(0..nq),
+            k_cache: &self.k_cache.slice(0..nk),
+            v_cache: &self.v_cache.slice(0..nv),
+            qo_indptr: &self.qo_indptr.slice(0..nqo),
+            kv_indptr: &self.kv_indptr.slice(0..nkvp),
+            kv_indices: &self.kv_indices.slice(0..nidx),
+            sm_scale: self.sm_scale,
+        };
+        let mut out = self.out.slice_mut(0..self.dims.q_elems());
+        let mut lse = self.lse.slice_mut(0..self.dims.lse_elems());
+        f(&views, &mut out, &mut lse)
+    }
+
+    /// Fills the outputs with NaN bytes, so that an unwritten element shows.
+    pub fn poison(&mut self, stream: &CudaStream) -> Result<()> {
+        timing::fill_bytes(stream, &mut self.out, 0xff)?;
+        timing::fill_bytes(stream, &mut self.lse, 0xff)?;
+        Ok(())
+    }
+
+    /// Copies the outputs back (synchronises).
+    pub fn download(&self, stream: &Arc<CudaStream>) -> Result<Output> {
+        let out = stream.clone_dtoh(&self.out.slice(0..self.dims.q_elems()))?;
+        let lse = stream.clone_dtoh(&self.lse.slice(0..self.dims.lse_elems()))?;
+        stream.synchronize()?;
+        Ok(Output { out, lse })
+    }
+}
+
+/// A workload bound to the GPU: its buffers and a graph of one call.
+struct CudaPrepared<'a> {
+    backend: &'a CudaBackend,
+    bufs: DeviceBuffers,
+}
+
+impl Prepared for CudaPrepared<'_> {
+    fn run(&mut self) -> Result<Output> {
+        let b = self.backend;
+        self.bufs.poison(&b.stream)?;
+        self.bufs.with_views(|v, out, lse| b.attn.launch_checked(&b.stream, v, out, lse))?;
+        self.bufs.download(&b.stream)
+    }
+
+    fn time(&mut self, warmup: usize, reps: usize) -> Result<Vec<f64>> {
+        let b = self.backend;
+        let graph = self.bufs.with_views(|v, out, lse| {
+            timing::capture(&b.stream, || b.attn.launch(&b.stream, v, out, lse))
+        })?;
+        timing::time_graph(&b.stream, graph.as_ref(), b.l2_bytes, warmup, reps)
+    }
+}
+
+impl Backend for CudaBackend {
+    fn name(&self) -> &'static str {
+        "cuda"
+    }
+    fn device(&self) -> String {
+        self.device.clone()
+    }
+    fn prepare<'a>(&'a self, p: &HostProblem<'_>) -> Result<Box<dyn Prepared + 'a>> {
+        validate(p)?;
+        let bufs = DeviceBuffers::upload(&self.stream, p)?;
+        Ok(Box::new(CudaPrepared { backend: self, bufs }))
+    }
+    fn peaks(&self) -> Result<Peaks> {
+        timing::measure_peaks(&self.stream)
+    }
+}
