@@ -15,6 +15,7 @@ pub mod backend;
 pub mod bench;
 pub mod check;
 pub mod error;
+pub mod generate;
 pub mod problem;
 pub mod schedule;
 pub mod workload;

@@ -1,1 +1,377 @@
-//! Exact CPU backend (to be written).
+//! Exact CPU backend: the operation of SPEC.md computed directly, as the
+//! reference every other backend is checked against.
+//!
+//! It is "exact" in the sense that it does what SPEC.md writes, in one pass per
+//! quantity: one maximum, one sum and one lse per (token, head), scores in fp32
+//! (products of bf16 are exact in fp32), the softmax denominator summed in
+//! fp64, the weighted sum of values accumulated in fp32 and rounded to bf16
+//! (round to nearest even) once at the end. There is no online rescaling.
+//!
+//! Layout of the work: the visible K/V rows of every sequence are gathered once
+//! (bf16 -> f32) into contiguous buffers; then tiles of [`TILE_TOKENS`] tokens of
+//! one sequence run in parallel (rayon). Inside a tile, for each kv head, each
+//! gathered K/V row is loaded once for all 6 query heads of the group and all
+//! tokens of the tile, in blocks of [`KEY_BLOCK`] keys that stay in cache.
+//!
+//! Inputs that are not finite are not refused (the values of `q`, `k_cache`
+//! and `v_cache` are data, not shapes); they flow through IEEE arithmetic. See
+//! `docs/INPUTS.md` for the outcome of each case.
+
+use crate::backend::{Backend, Peaks, Prepared};
+use crate::error::Result;
+use crate::problem::{
+    check_len, sequences, validate, Dims, HostProblem, Output, Seq, GROUP_SIZE, HEAD_DIM,
+    NUM_KV_HEADS, NUM_QO_HEADS,
+};
+use half::bf16;
+use rayon::prelude::*;
+use std::time::Instant;
+
+/// Tokens per parallel tile (each tile computes `TILE_TOKENS * 24` rows).
+const TILE_TOKENS: usize = 8;
+/// Keys per cache block inside a tile: 64 keys x 512 B of f32 K (or V) = 32 KiB.
+const KEY_BLOCK: usize = 64;
+/// Elements of one token's K (or V) row over all kv heads.
+const KV_ROW: usize = NUM_KV_HEADS * HEAD_DIM;
+/// Elements of one token's q (or output) row over all query heads.
+const Q_ROW: usize = NUM_QO_HEADS * HEAD_DIM;
+/// Query rows of one kv head in one tile.
+const TILE_ROWS: usize = TILE_TOKENS * GROUP_SIZE;
+
+/// Computes the operation on the host. Validates `p` first.
+pub fn attention(p: &HostProblem<'_>) -> Result<Output> {
+    validate(p)?;
+    let mut out = vec![bf16::ZERO; p.dims.q_elems()];
+    let mut lse = vec![f32::NEG_INFINITY; p.dims.lse_elems()];
+    compute(p, &mut out, &mut lse);
+    Ok(Output { out, lse })
+}
+
+/// Like [`attention`], writing into caller buffers: `out` of `total_q * 24 * 128`
+/// elements and `lse` of `total_q * 24` (checked; `Error::BufferLength` names
+/// `"output"` or `"lse"`). Every element of both is written.
+pub fn attention_into(p: &HostProblem<'_>, out: &mut [bf16], lse: &mut [f32]) -> Result<()> {
+    validate(p)?;
+    check_len("output", p.dims.q_elems(), out.len())?;
+    check_len("lse", p.dims.lse_elems(), lse.len())?;
+    out.fill(bf16::ZERO);
+    lse.fill(f32::NEG_INFINITY);
+    compute(p, out, lse);
+    Ok(())
+}
+
+/// One parallel unit: tokens `t0 .. t0 + n` (0-based in the sequence) of `seq`,
+/// and the slices of the output that belong to them.
+struct Tile<'o> {
+    seq: Seq,
+    t0: usize,
+    out: &'o mut [bf16],
+    lse: &'o mut [f32],
+}
+
+/// Per-worker buffers, reused across tiles.
+#[derive(Default)]
+struct Scratch {
+    /// One kv head's q rows of the tile, f32: `[TILE_TOKENS * 6][128]`.
+    q: Vec<f32>,
+    /// Scores, then probabilities: `[TILE_TOKENS * 6][ld]`.
+    s: Vec<f32>,
+    /// Weighted value sums: `[TILE_TOKENS * 6][128]`.
+    acc: Vec<f32>,
+}
+
+/// The body of [`attention`] on validated inputs, `out` zeroed and `lse` at -inf.
+fn compute(p: &HostProblem<'_>, out: &mut [bf16], lse: &mut [f32]) {
+    let seqs = sequences(p.qo_indptr, p.kv_indptr);
+    let (kf, vf) = gather(p);
+
+    // Cut the outputs into disjoint per-tile slices (sequences are consecutive
+    // ranges of rows, so this is a left-to-right walk).
+    let mut tiles = Vec::new();
+    let (mut out_rest, mut lse_rest) = (out, lse);
+    for s in &seqs {
+        let (o, orest) = out_rest.split_at_mut(s.q_len * Q_ROW);
+        let (l, lrest) = lse_rest.split_at_mut(s.q_len * NUM_QO_HEADS);
+        out_rest = orest;
+        lse_rest = lrest;
+        if s.kv_len == 0 {
+            continue; // every row sees no key: already 0 / -inf
+        }
+        for (i, (o, l)) in o
+            .chunks_mut(TILE_TOKENS * Q_ROW)
+            .zip(l.chunks_mut(TILE_TOKENS * NUM_QO_HEADS))
+            .enumerate()
+        {
+            tiles.push(Tile {
+                seq: *s,
+                t0: i * TILE_TOKENS,
+                out: o,
+                lse: l,
+            });
+        }
+    }
+
+    let ctx = Ctx {
+        q: p.q,
+        kf: &kf,
+        vf: &vf,
+        sm_scale: p.sm_scale,
+    };
+    tiles
+        .par_iter_mut()
+        .for_each_init(Scratch::default, |scratch, tile| ctx.tile(scratch, tile));
+}
+
+/// Gathers every sequence's K and V rows, in `kv_indices` order, as f32:
+/// `[num_kv_indices][4][128]` each. Repeated page ids are gathered repeatedly.
+fn gather(p: &HostProblem<'_>) -> (Vec<f32>, Vec<f32>) {
+    let n = p.kv_indices.len() * KV_ROW;
+    let mut kf = vec![0f32; n];
+    let mut vf = vec![0f32; n];
+    kf.par_chunks_mut(KV_ROW)
+        .zip(vf.par_chunks_mut(KV_ROW))
+        .zip(p.kv_indices.par_iter())
+        .for_each(|((kd, vd), &page)| {
+            // Validated: 0 <= page < num_pages.
+            let base = page as usize * KV_ROW;
+            for (d, s) in kd.iter_mut().zip(&p.k_cache[base..base + KV_ROW]) {
+                *d = s.to_f32();
+            }
+            for (d, s) in vd.iter_mut().zip(&p.v_cache[base..base + KV_ROW]) {
+                *d = s.to_f32();
+            }
+        });
+    (kf, vf)
+}
+
+/// Read-only state shared by all tiles.
+struct Ctx<'a> {
+    q: &'a [bf16],
+    kf: &'a [f32],
+    vf: &'a [f32],
+    sm_scale: f32,
+}
+
+impl Ctx<'_> {
+    fn tile(&self, sc: &mut Scratch, tile: &mut Tile<'_>) {
+        let seq = tile.seq;
+        let ntok = tile.lse.len() / NUM_QO_HEADS;
+        // Keys each token sees (non-decreasing in the token).
+        let vis: Vec<usize> = (0..ntok).map(|t| seq.visible(tile.t0 + t)).collect();
+        let nmax = vis.last().copied().unwrap_or(0);
+        if nmax == 0 {
+            return; // no token of the tile sees a key
+        }
+        let rows = ntok * GROUP_SIZE;
+        let ld = nmax;
+        sc.q.resize(TILE_ROWS * HEAD_DIM, 0.0);
+        sc.acc.resize(TILE_ROWS * HEAD_DIM, 0.0);
+        sc.s.resize(TILE_ROWS * ld, 0.0);
+
+        for g in 0..NUM_KV_HEADS {
+            // q rows of heads g*6 .. g*6+6 for each token, f32.
+            for t in 0..ntok {
+                let src = (seq.q_start + tile.t0 + t) * Q_ROW + g * GROUP_SIZE * HEAD_DIM;
+                let dst = &mut sc.q[t * GROUP_SIZE * HEAD_DIM..(t + 1) * GROUP_SIZE * HEAD_DIM];
+                for (d, s) in dst
+                    .iter_mut()
+                    .zip(&self.q[src..src + GROUP_SIZE * HEAD_DIM])
+                {
+                    *d = s.to_f32();
+                }
+            }
+            let krow = |j: usize| -> &[f32] {
+                let o = (seq.kv_start + j) * KV_ROW + g * HEAD_DIM;
+                &self.kf[o..o + HEAD_DIM]
+            };
+            let vrow = |j: usize| -> &[f32] {
+                let o = (seq.kv_start + j) * KV_ROW + g * HEAD_DIM;
+                &self.vf[o..o + HEAD_DIM]
+            };
+
+            // Pass 1: scores s = sm_scale * dot(q, k) for visible keys.
+            for kb in (0..nmax).step_by(KEY_BLOCK) {
+                let ke = (kb + KEY_BLOCK).min(nmax);
+                for (t, &v) in vis.iter().enumerate() {
+                    for j in kb..ke.min(v) {
+                        let k = krow(j);
+                        for h in 0..GROUP_SIZE {
+                            let r = t * GROUP_SIZE + h;
+                            let q = &sc.q[r * HEAD_DIM..(r + 1) * HEAD_DIM];
+                            sc.s[r * ld + j] = self.sm_scale * dot(q, k);
+                        }
+                    }
+                }
+            }
+
+            // Pass 2: max, probabilities (unnormalised, in place), lse.
+            let mut inv_sum = [0f32; TILE_ROWS];
+            for (r, inv) in inv_sum[..rows].iter_mut().enumerate() {
+                let t = r / GROUP_SIZE;
+                let h = g * GROUP_SIZE + r % GROUP_SIZE;
+                let n = vis[t];
+                if n == 0 {
+                    continue;
+                }
+                let srow = &mut sc.s[r * ld..r * ld + n];
+                // NaN-ignoring max: a NaN score still reaches the sum below.
+                let m = srow.iter().copied().fold(f32::NEG_INFINITY, f32::max);
+                let mut sum = 0f64;
+                for x in srow.iter_mut() {
+                    *x = (*x - m).exp();
+                    sum += *x as f64;
+                }
+                tile.lse[t * NUM_QO_HEADS + h] =
+                    ((m as f64 + sum.ln()) / std::f64::consts::LN_2) as f32;
+                *inv = (1.0 / sum) as f32;
+            }
+
+            // Pass 3: acc = sum_j p_j * v_j.
+            sc.acc[..rows * HEAD_DIM].fill(0.0);
+            for kb in (0..nmax).step_by(KEY_BLOCK) {
+                let ke = (kb + KEY_BLOCK).min(nmax);
+                for (t, &v) in vis.iter().enumerate() {
+                    for j in kb..ke.min(v) {
+                        let vr = vrow(j);
+                        for h in 0..GROUP_SIZE {
+                            let r = t * GROUP_SIZE + h;
+                            let w = sc.s[r * ld + j];
+                            axpy(&mut sc.acc[r * HEAD_DIM..(r + 1) * HEAD_DIM], w, vr);
+                        }
+                    }
+                }
+            }
+
+            // Normalise and store (rows that see no key keep 0 / -inf).
+            for (r, &inv) in inv_sum[..rows].iter().enumerate() {
+                let t = r / GROUP_SIZE;
+                if vis[t] == 0 {
+                    continue;
+                }
+                let h = g * GROUP_SIZE + r % GROUP_SIZE;
+                let dst = &mut tile.out[(t * NUM_QO_HEADS + h) * HEAD_DIM..][..HEAD_DIM];
+                for (d, &a) in dst
+                    .iter_mut()
+                    .zip(&sc.acc[r * HEAD_DIM..(r + 1) * HEAD_DIM])
+                {
+                    *d = bf16::from_f32(a * inv);
+                }
+            }
+        }
+    }
+}
+
+/// Lanes of independent partial sums: written out so the loop vectorises
+/// without reassociating floating-point adds behind the programmer's back.
+const LANES: usize = 16;
+
+#[inline(always)]
+fn dot(a: &[f32], b: &[f32]) -> f32 {
+    // Re-slicing to the fixed length lets the compiler drop bounds checks.
+    let (a, b) = (&a[..HEAD_DIM], &b[..HEAD_DIM]);
+    let mut acc = [0f32; LANES];
+    for c in (0..HEAD_DIM).step_by(LANES) {
+        for l in 0..LANES {
+            acc[l] += a[c + l] * b[c + l];
+        }
+    }
+    acc.iter().sum()
+}
+
+#[inline(always)]
+fn axpy(y: &mut [f32], w: f32, x: &[f32]) {
+    let (y, x) = (&mut y[..HEAD_DIM], &x[..HEAD_DIM]);
+    for (y, x) in y.iter_mut().zip(x) {
+        *y += w * x;
+    }
+}
+
+/// The exact CPU backend (rayon's global thread pool).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct CpuBackend;
+
+impl CpuBackend {
+    pub fn new() -> Self {
+        CpuBackend
+    }
+}
+
+/// A call's inputs copied into owned buffers, so they outlive the caller's borrow.
+struct CpuPrepared {
+    dims: Dims,
+    q: Vec<bf16>,
+    k_cache: Vec<bf16>,
+    v_cache: Vec<bf16>,
+    qo_indptr: Vec<i32>,
+    kv_indptr: Vec<i32>,
+    kv_indices: Vec<i32>,
+    sm_scale: f32,
+}
+
+impl CpuPrepared {
+    fn view(&self) -> HostProblem<'_> {
+        HostProblem {
+            dims: self.dims,
+            q: &self.q,
+            k_cache: &self.k_cache,
+            v_cache: &self.v_cache,
+            qo_indptr: &self.qo_indptr,
+            kv_indptr: &self.kv_indptr,
+            kv_indices: &self.kv_indices,
+            sm_scale: self.sm_scale,
+        }
+    }
+}
+
+impl Prepared for CpuPrepared {
+    fn run(&mut self) -> Result<Output> {
+        attention(&self.view())
+    }
+
+    /// Wall-clock microseconds per call (`std::time::Instant`), output buffers
+    /// allocated once outside the timed region.
+    fn time(&mut self, warmup: usize, reps: usize) -> Result<Vec<f64>> {
+        let p = self.view();
+        let mut out = vec![bf16::ZERO; p.dims.q_elems()];
+        let mut lse = vec![0f32; p.dims.lse_elems()];
+        for _ in 0..warmup {
+            attention_into(&p, &mut out, &mut lse)?;
+        }
+        let mut times = Vec::with_capacity(reps);
+        for _ in 0..reps {
+            let t = Instant::now();
+            attention_into(&p, &mut out, &mut lse)?;
+            times.push(t.elapsed().as_secs_f64() * 1e6);
+        }
+        Ok(times)
+    }
+}
+
+impl Backend for CpuBackend {
+    fn name(&self) -> &'static str {
+        "cpu"
+    }
+
+    fn device(&self) -> String {
+        format!("CPU, {} threads", rayon::current_num_threads())
+    }
+
+    fn prepare<'a>(&'a self, p: &HostProblem<'_>) -> Result<Box<dyn Prepared + 'a>> {
+        validate(p)?;
+        Ok(Box::new(CpuPrepared {
+            dims: p.dims,
+            q: p.q.to_vec(),
+            k_cache: p.k_cache.to_vec(),
+            v_cache: p.v_cache.to_vec(),
+            qo_indptr: p.qo_indptr.to_vec(),
+            kv_indptr: p.kv_indptr.to_vec(),
+            kv_indices: p.kv_indices.to_vec(),
+            sm_scale: p.sm_scale,
+        }))
+    }
+
+    /// The floor always refers to the H200, whatever runs the call.
+    fn peaks(&self) -> Result<Peaks> {
+        Ok(Peaks::H200_DEFAULT)
+    }
+}
