@@ -1,0 +1,336 @@
+//! Command line: argument parsing, backend choice, workload selection.
+//!
+//! Errors are printed as one `error: ...` line with a non-zero exit status
+//! (1: a run or input error or a failed check; 2: bad arguments, from clap),
+//! never as a panic trace.
+
+mod table;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use pagedattn::backend::cpu::CpuBackend;
+use pagedattn::backend::cuda::CudaBackend;
+use pagedattn::bench::{self, AnyBackend, BenchReport, Mode, Options, Progress};
+use pagedattn::workload::{self, Workload, DEFAULT_SEED};
+use pagedattn::Error;
+use std::collections::HashMap;
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::Duration;
+
+#[derive(Parser, Debug)]
+#[command(
+    name = "pagedattn",
+    version,
+    about = "Batched GQA causal prefill attention over a paged KV cache: benchmark and check",
+    long_about = "Batched GQA causal prefill attention over a paged KV cache (24 query heads, \
+                  4 kv heads, head_dim 128, page_size 1, bf16).\n\n\
+                  Without a command: `bench` on the embedded seed and scale workloads, with the \
+                  CUDA backend if a Hopper GPU is found, else the CPU backend.",
+    args_conflicts_with_subcommands = true
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Option<Command>,
+    /// Flags of `bench`, when no command is given.
+    #[command(flatten)]
+    bench: BenchArgs,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Check each workload against the reference, then time it (the default).
+    Bench(BenchArgs),
+    /// Check each workload against the reference and print the worst errors.
+    Check(CheckArgs),
+    /// List the selected workloads with their sizes and floors.
+    List(SelectArgs),
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+enum BackendChoice {
+    /// CUDA if a usable GPU is found, else CPU.
+    Auto,
+    Cpu,
+    Cuda,
+}
+
+/// Which workloads.
+#[derive(Args, Debug, Clone)]
+struct SelectArgs {
+    /// JSONL workload file (repeatable). Default: the embedded seed and scale sets.
+    #[arg(long = "workloads", value_name = "FILE")]
+    workloads: Vec<PathBuf>,
+    /// Keep workloads whose name contains SUBSTR (repeatable: any of them).
+    #[arg(long, value_name = "SUBSTR")]
+    filter: Vec<String>,
+}
+
+/// Flags shared by `bench` and `check`.
+#[derive(Args, Debug, Clone)]
+struct RunArgs {
+    #[command(flatten)]
+    select: SelectArgs,
+    /// Backend to run.
+    #[arg(long, value_enum, default_value_t = BackendChoice::Auto)]
+    backend: BackendChoice,
+    /// Seed of the random inputs.
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_SEED)]
+    seed: u64,
+    /// CPU backend: skip workloads with more visible query-key pairs than N.
+    #[arg(long, value_name = "N", default_value_t = bench::CPU_MAX_PAIRS)]
+    max_cpu_pairs: u64,
+    /// CUDA backend: check against the CPU up to N visible pairs (above: the GPU fp32 reference).
+    #[arg(long, value_name = "N", default_value_t = bench::CPU_REF_MAX_PAIRS)]
+    cpu_ref_max_pairs: u64,
+    /// Write the full report as JSON to FILE.
+    #[arg(long, value_name = "FILE")]
+    json: Option<PathBuf>,
+}
+
+#[derive(Args, Debug, Clone)]
+struct BenchArgs {
+    #[command(flatten)]
+    run: RunArgs,
+    /// Timed calls per workload (default: cuda 100, cpu 3 within --cpu-budget-s).
+    #[arg(long, value_name = "N")]
+    reps: Option<usize>,
+    /// Untimed calls before timing (default: cuda 10, cpu 1).
+    #[arg(long, value_name = "N")]
+    warmup: Option<usize>,
+    /// CPU backend: seconds of timing per workload when --reps is not given.
+    #[arg(long, value_name = "S", default_value_t = bench::CPU_BUDGET_S)]
+    cpu_budget_s: f64,
+    /// Time without comparing with the reference.
+    #[arg(long)]
+    no_check: bool,
+}
+
+#[derive(Args, Debug, Clone)]
+struct CheckArgs {
+    #[command(flatten)]
+    run: RunArgs,
+}
+
+/// A message for the user: a library error or a usage problem found after parsing.
+struct CliError(String);
+
+impl From<Error> for CliError {
+    fn from(e: Error) -> Self {
+        CliError(e.to_string())
+    }
+}
+
+impl fmt::Display for CliError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+type Result<T> = std::result::Result<T, CliError>;
+
+/// Parses the arguments, runs, and maps every error to `error: ...`.
+pub fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        None => bench_cmd(&cli.bench),
+        Some(Command::Bench(a)) => bench_cmd(&a),
+        Some(Command::Check(a)) => check_cmd(&a),
+        Some(Command::List(a)) => list_cmd(&a),
+    };
+    match result {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn bench_cmd(a: &BenchArgs) -> Result<ExitCode> {
+    if !(a.cpu_budget_s.is_finite() && a.cpu_budget_s > 0.0) {
+        return Err(CliError(format!(
+            "--cpu-budget-s must be a positive number of seconds, got {}",
+            a.cpu_budget_s
+        )));
+    }
+    let opts = Options {
+        mode: Mode::Bench,
+        warmup: a.warmup,
+        reps: a.reps,
+        cpu_budget_s: a.cpu_budget_s,
+        check: !a.no_check,
+        ..run_options(&a.run)
+    };
+    execute(&a.run, &opts)
+}
+
+fn check_cmd(a: &CheckArgs) -> Result<ExitCode> {
+    let opts = Options {
+        mode: Mode::Check,
+        ..run_options(&a.run)
+    };
+    execute(&a.run, &opts)
+}
+
+fn list_cmd(a: &SelectArgs) -> Result<ExitCode> {
+    let workloads = select(a)?;
+    print!("{}", table::list(&workloads));
+    Ok(ExitCode::SUCCESS)
+}
+
+fn run_options(r: &RunArgs) -> Options {
+    Options {
+        seed: r.seed,
+        max_cpu_pairs: r.max_cpu_pairs,
+        cpu_ref_max_pairs: r.cpu_ref_max_pairs,
+        ..Options::default()
+    }
+}
+
+/// Selects workloads and a backend, runs, prints, writes the JSON.
+fn execute(r: &RunArgs, opts: &Options) -> Result<ExitCode> {
+    // Workloads first: a bad file is reported before any device work.
+    let workloads = select(&r.select)?;
+    let backend = open_backend(r.backend)?;
+    let printer = table::RowPrinter::new(opts.mode, &workloads);
+    let bar = progress_bar(workloads.len());
+    let report = bench::run(&backend, &workloads, opts, &mut |p| match p {
+        Progress::Begin { device, peaks } => {
+            let head = table::header(
+                opts.mode,
+                backend.as_backend().name(),
+                device,
+                peaks,
+                opts.seed,
+            );
+            bar.suspend(|| print!("{head}{}", printer.column_names()));
+        }
+        Progress::Start { index, workload } => {
+            bar.set_position(index as u64);
+            bar.set_message(workload.name.clone());
+        }
+        Progress::Phase(phase) => {
+            let name = workloads
+                .get(bar.position() as usize)
+                .map_or("", |w| w.name.as_str());
+            bar.set_message(format!("{name}: {phase}"));
+        }
+        Progress::Done(row) => {
+            bar.inc(1);
+            let line = printer.row(row);
+            bar.suspend(|| print!("{line}"));
+        }
+    });
+    bar.finish_and_clear();
+    let report = report?;
+    print!("{}", table::summary(&report));
+    if let Some(path) = &r.json {
+        write_json(path, &report)?;
+        println!("report written to {}", path.display());
+    }
+    Ok(if report.failures() > 0 {
+        ExitCode::FAILURE
+    } else {
+        ExitCode::SUCCESS
+    })
+}
+
+/// Loads the files (or the embedded sets) and applies the filters.
+fn select(s: &SelectArgs) -> Result<Vec<Workload>> {
+    let mut all = Vec::new();
+    if s.workloads.is_empty() {
+        all = workload::embedded_default()?;
+    }
+    // Names key the reports: refuse one name in two files.
+    let mut file_of: HashMap<String, String> = HashMap::new();
+    for path in &s.workloads {
+        let file = path.display().to_string();
+        for w in workload::load_file(path)? {
+            if let Some(first) = file_of.get(&w.name) {
+                return Err(CliError(format!(
+                    "{file}: workload `{}` is also in {first}: names must be unique",
+                    w.name
+                )));
+            }
+            file_of.insert(w.name.clone(), file.clone());
+            all.push(w);
+        }
+    }
+    if s.filter.is_empty() {
+        return Ok(all);
+    }
+    let kept: Vec<Workload> = all
+        .iter()
+        .filter(|w| s.filter.iter().any(|f| w.name.contains(f.as_str())))
+        .cloned()
+        .collect();
+    if kept.is_empty() {
+        let names: Vec<&str> = all.iter().map(|w| w.name.as_str()).collect();
+        let wanted: Vec<String> = s.filter.iter().map(|f| format!("`{f}`")).collect();
+        return Err(CliError(format!(
+            "--filter: no workload name contains {}; the names are: {}",
+            wanted.join(" or "),
+            names.join(", ")
+        )));
+    }
+    Ok(kept)
+}
+
+/// The backend asked for; `auto` falls back to the CPU with one line on stderr.
+fn open_backend(choice: BackendChoice) -> Result<AnyBackend> {
+    match choice {
+        BackendChoice::Cpu => Ok(AnyBackend::Cpu(CpuBackend::new())),
+        BackendChoice::Cuda => open_cuda()
+            .map(AnyBackend::Cuda)
+            .map_err(|e| Error::BackendUnavailable("cuda".into(), reason(&e)).into()),
+        BackendChoice::Auto => match open_cuda() {
+            Ok(b) => Ok(AnyBackend::Cuda(b)),
+            Err(e) => {
+                let what = match e {
+                    Error::NoDevice(_) => "no CUDA GPU found",
+                    _ => "CUDA backend unavailable",
+                };
+                eprintln!("{what} ({}): running the CPU backend", reason(&e));
+                Ok(AnyBackend::Cpu(CpuBackend::new()))
+            }
+        },
+    }
+}
+
+/// `CudaBackend::new` with the panic message silenced: cudarc panics (caught
+/// by the backend) when libcuda is missing, and the default hook would print
+/// that panic's trace before the backend turns it into an error.
+fn open_cuda() -> pagedattn::Result<CudaBackend> {
+    let previous = std::panic::take_hook();
+    std::panic::set_hook(Box::new(|_| {}));
+    let result = CudaBackend::new();
+    std::panic::set_hook(previous);
+    result
+}
+
+/// The error's text without a variant prefix the sentence already says.
+fn reason(e: &Error) -> String {
+    match e {
+        Error::NoDevice(msg) => msg.clone(),
+        other => other.to_string(),
+    }
+}
+
+fn progress_bar(n: usize) -> ProgressBar {
+    let bar = ProgressBar::with_draw_target(Some(n as u64), ProgressDrawTarget::stderr());
+    if let Ok(style) = ProgressStyle::with_template(
+        "{spinner} [{bar:24}] {pos}/{len} {elapsed_precise} {wide_msg}",
+    ) {
+        bar.set_style(style.progress_chars("=> "));
+    }
+    bar.enable_steady_tick(Duration::from_millis(200));
+    bar
+}
+
+fn write_json(path: &Path, report: &BenchReport) -> Result<()> {
+    let fail = |msg: String| CliError(format!("{}: {msg}", path.display()));
+    let text = serde_json::to_string_pretty(report).map_err(|e| fail(e.to_string()))?;
+    std::fs::write(path, text + "\n").map_err(|e| fail(e.to_string()))
+}

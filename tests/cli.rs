@@ -1,0 +1,263 @@
+//! The `pagedattn` binary: a small CPU bench with its JSON report, and clean
+//! refusals (exit status and one `error:` line, no panic trace) for bad input.
+
+use std::path::PathBuf;
+use std::process::{Command, Output};
+
+fn pagedattn(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_pagedattn"))
+        .args(args)
+        .env_remove("RUST_BACKTRACE")
+        .output()
+        .expect("the pagedattn binary runs")
+}
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+/// A fresh directory for one test's files.
+fn scratch(test: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("pagedattn-cli-{}-{test}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn assert_clean_failure(out: &Output) -> String {
+    let err = text(&out.stderr);
+    assert!(!out.status.success(), "expected failure; stderr: {err}");
+    assert!(!err.contains("panicked"), "panic trace in: {err}");
+    err
+}
+
+#[test]
+fn bench_cpu_writes_json() {
+    let dir = scratch("json");
+    let json = dir.join("report.json");
+    let out = pagedattn(&[
+        "bench",
+        "--backend",
+        "cpu",
+        "--filter",
+        "seed00",
+        "--json",
+        json.to_str().unwrap(),
+    ]);
+    let stdout = text(&out.stdout);
+    assert!(
+        out.status.success(),
+        "stdout: {stdout}\nstderr: {}",
+        text(&out.stderr)
+    );
+    assert!(stdout.contains("seed00_q79_b1"), "{stdout}");
+    assert!(stdout.contains("reference"), "{stdout}");
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert_eq!(report["backend"], "cpu");
+    assert_eq!(report["mode"], "bench");
+    assert!(report["date"].as_str().unwrap().ends_with('Z'));
+    assert!(report["peaks"]["matmul_tflops"].as_f64().unwrap() > 0.0);
+    let rows = report["rows"].as_array().unwrap();
+    assert_eq!(rows.len(), 1);
+    let row = &rows[0];
+    assert_eq!(row["name"], "seed00_q79_b1");
+    assert_eq!(row["total_q"], 79);
+    assert_eq!(row["batch"], 1);
+    assert_eq!(row["pairs"], 3160);
+    assert_eq!(row["status"], "reference");
+    assert!(row["time_us"].as_f64().unwrap() > 0.0);
+    assert!(row["floor_us"].as_f64().unwrap() > 0.0);
+    assert!(row["reps"].as_u64().unwrap() >= 1);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn no_command_is_bench() {
+    let out = pagedattn(&[
+        "--backend",
+        "cpu",
+        "--filter",
+        "seed01",
+        "--reps",
+        "1",
+        "--warmup",
+        "0",
+    ]);
+    let stdout = text(&out.stdout);
+    assert!(out.status.success(), "{stdout}\n{}", text(&out.stderr));
+    assert!(
+        stdout.contains("pagedattn bench") && stdout.contains("seed01_q82_b2"),
+        "{stdout}"
+    );
+}
+
+#[test]
+fn check_cpu() {
+    let out = pagedattn(&["check", "--backend", "cpu", "--filter", "seed00"]);
+    let stdout = text(&out.stdout);
+    assert!(out.status.success(), "{stdout}\n{}", text(&out.stderr));
+    assert!(
+        stdout.contains("pagedattn check") && stdout.contains("max abs out"),
+        "{stdout}"
+    );
+}
+
+#[test]
+fn cpu_skips_huge_workloads() {
+    let out = pagedattn(&[
+        "bench",
+        "--backend",
+        "cpu",
+        "--filter",
+        "scale_single_32768",
+    ]);
+    let stdout = text(&out.stdout);
+    assert!(out.status.success(), "{stdout}\n{}", text(&out.stderr));
+    assert!(stdout.contains("skipped (too large for cpu"), "{stdout}");
+    assert!(stdout.contains("--max-cpu-pairs"), "{stdout}");
+}
+
+#[test]
+fn list_workloads() {
+    let out = pagedattn(&["list"]);
+    let stdout = text(&out.stdout);
+    assert!(out.status.success());
+    assert_eq!(
+        stdout.lines().filter(|l| l.starts_with("| seed")).count(),
+        20
+    );
+    assert_eq!(
+        stdout.lines().filter(|l| l.starts_with("| scale")).count(),
+        8
+    );
+}
+
+#[test]
+fn bad_workload_file_names_file_and_line() {
+    let dir = scratch("badfile");
+    let path = dir.join("bad.jsonl");
+    let good = r#"{"name":"ok","total_q":1,"num_pages":2,"qo_indptr":[0,1],"kv_indptr":[0,1],"kv_indices":[1],"sm_scale":0.1}"#;
+    let bad = r#"{"name":"oops","total_q":1,"num_pages":2,"qo_indptr":[0,1],"kv_indptr":[0,1],"kv_indices":[2],"sm_scale":0.1}"#;
+    std::fs::write(&path, format!("{good}\n{bad}\n")).unwrap();
+    let out = pagedattn(&[
+        "bench",
+        "--backend",
+        "cpu",
+        "--workloads",
+        path.to_str().unwrap(),
+    ]);
+    let err = assert_clean_failure(&out);
+    let expected = format!("error: {}:2: workload `oops`", path.display());
+    assert!(err.contains(&expected), "{err}");
+    assert!(err.contains("kv_indices[0]"), "{err}");
+
+    // A file cut in the middle of its last line.
+    std::fs::write(&path, format!("{good}\n{}", &good[..40])).unwrap();
+    let out = pagedattn(&[
+        "check",
+        "--backend",
+        "cpu",
+        "--workloads",
+        path.to_str().unwrap(),
+    ]);
+    let err = assert_clean_failure(&out);
+    assert!(
+        err.contains(&format!("{}:2: truncated", path.display())),
+        "{err}"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn user_workload_file_runs() {
+    let dir = scratch("userfile");
+    let path = dir.join("mine.jsonl");
+    // q_len > kv_len: the first query row sees no key.
+    let w = r#"{"name":"tiny","total_q":3,"num_pages":4,"qo_indptr":[0,3],"kv_indptr":[0,2],"kv_indices":[3,1],"sm_scale":0.0883883}"#;
+    std::fs::write(&path, format!("{w}\n")).unwrap();
+    let out = pagedattn(&[
+        "bench",
+        "--backend",
+        "cpu",
+        "--workloads",
+        path.to_str().unwrap(),
+    ]);
+    let stdout = text(&out.stdout);
+    assert!(out.status.success(), "{stdout}\n{}", text(&out.stderr));
+    assert!(stdout.contains("| tiny "), "{stdout}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn missing_file_and_bad_filter() {
+    let out = pagedattn(&["--workloads", "/nonexistent/w.jsonl"]);
+    let err = assert_clean_failure(&out);
+    assert!(err.starts_with("error: /nonexistent/w.jsonl:"), "{err}");
+    let out = pagedattn(&["--backend", "cpu", "--filter", "no_such_workload"]);
+    let err = assert_clean_failure(&out);
+    assert!(
+        err.contains("no workload name contains `no_such_workload`"),
+        "{err}"
+    );
+}
+
+#[test]
+fn bogus_backend_is_refused() {
+    let out = pagedattn(&["bench", "--backend", "bogus"]);
+    let err = assert_clean_failure(&out);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        err.contains("invalid value 'bogus'") && err.contains("cpu"),
+        "{err}"
+    );
+    let out = pagedattn(&["bench", "--reps", "many"]);
+    assert_eq!(out.status.code(), Some(2));
+}
+
+/// Without a GPU, `--backend cuda` fails with one clear line; with one, it runs.
+#[test]
+fn cuda_backend_fails_cleanly_or_runs() {
+    let out = pagedattn(&[
+        "bench",
+        "--backend",
+        "cuda",
+        "--filter",
+        "seed00",
+        "--reps",
+        "3",
+    ]);
+    if out.status.success() {
+        let stdout = text(&out.stdout);
+        assert!(
+            stdout.contains("backend cuda") && stdout.contains("seed00_q79_b1"),
+            "{stdout}"
+        );
+        assert!(
+            stdout.contains("| ok ") || stdout.contains("      ok |"),
+            "{stdout}"
+        );
+    } else {
+        let err = assert_clean_failure(&out);
+        assert!(
+            err.starts_with("error: backend `cuda` is not available: "),
+            "{err}"
+        );
+        assert_eq!(err.lines().count(), 1, "{err}");
+    }
+}
+
+/// `auto` without a GPU says so in one line and runs the CPU backend.
+#[test]
+fn auto_falls_back_to_cpu() {
+    let out = pagedattn(&["--filter", "seed01", "--reps", "1"]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let err = text(&out.stderr);
+    let stdout = text(&out.stdout);
+    assert!(!err.contains("panicked"), "{err}");
+    if stdout.contains("backend cpu") {
+        assert!(err.contains("running the CPU backend"), "{err}");
+    } else {
+        assert!(stdout.contains("backend cuda"), "{stdout}");
+    }
+}
