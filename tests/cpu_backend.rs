@@ -313,7 +313,7 @@ fn one_key_output_is_its_value() {
     let s = seed();
     let (q, k, v) = (row(s), row(s + 1), row(s + 2));
     let hand = Hand::new(
-        &[q.clone()],
+        std::slice::from_ref(&q),
         &[(k.clone(), v.clone())],
         &[0],
         default_sm_scale(),
@@ -339,7 +339,7 @@ fn two_equal_keys_add_one_to_lse() {
     let s = seed();
     let (q, k, v1, v2) = (row(s), row(s + 1), row(s + 2), row(s + 3));
     let hand = Hand::new(
-        &[q.clone()],
+        std::slice::from_ref(&q),
         &[(k.clone(), v1.clone()), (k.clone(), v2.clone())],
         &[1, 0],
         default_sm_scale(),
@@ -414,7 +414,7 @@ fn huge_logits_give_finite_lse() {
     let (v1, v2) = (row(1), row(2));
     for scale in [1.0f32, 1.2, -1.2] {
         let hand = Hand::new(
-            &[q.clone()],
+            std::slice::from_ref(&q),
             &[(k1.clone(), v1.clone()), (k2.clone(), v2.clone())],
             &[0, 1],
             scale,
