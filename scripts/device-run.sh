@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# Runs on a Hopper GPU machine from the repo root, over binaries built
+# elsewhere (scripts/dist.sh puts them in dist/). Steps are picked by name:
+#   bash scripts/device-run.sh tests bench sanitize ncu peer
+# Logs and JSON land in $OUT (default /tmp/out); a short summary prints last.
+set -uo pipefail
+OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"
+D=${DIST:-dist}
+for d in /usr/local/cuda/bin /opt/nvidia/nsight-compute/*/ /usr/local/cuda/compute-sanitizer; do
+  [ -d "$d" ] && PATH="$PATH:$d"
+done
+export PATH
+summary=()
+step() { echo; echo "=== $* ($(date +%T))"; }
+for s in "$@"; do
+  case "$s" in
+    tests)
+      step "GPU tests"
+      timeout 500 "$D/gpu_tests" --test-threads=1 --nocapture > "$OUT/gpu_tests.log" 2>&1
+      rc=$?; grep -E "^(test |seed |scale |fast|reference|determinism|bad|GPU test seed)|panicked|differs" "$OUT/gpu_tests.log" | head -80
+      summary+=("gpu tests rc=$rc: $(grep -E '^test result' "$OUT/gpu_tests.log")") ;;
+    bench)
+      step "bench (cuda)"
+      timeout 400 "$D/pagedattn" bench --backend cuda --json "$OUT/bench.json" > "$OUT/bench.txt" 2> "$OUT/bench.err"
+      rc=$?; cat "$OUT/bench.txt"; tail -3 "$OUT/bench.err"
+      summary+=("bench rc=$rc") ;;
+    sanitize)
+      for tool in ${SANITIZERS:-memcheck racecheck synccheck initcheck}; do
+        step "compute-sanitizer $tool"
+        timeout ${SAN_TIMEOUT:-300} compute-sanitizer --tool "$tool" --error-exitcode 9 "$D/pagedattn" check --backend cuda \
+          --workloads "$D/seed.jsonl" --cpu-ref-max-pairs 0 > "$OUT/sanitize_$tool.log" 2>&1
+        rc=$?; tail -4 "$OUT/sanitize_$tool.log"
+        summary+=("sanitizer $tool rc=$rc: $(grep -E 'ERROR SUMMARY' "$OUT/sanitize_$tool.log" | tail -1)")
+      done ;;
+    ncu)
+      step "ncu"
+      timeout 300 ncu --clock-control none --kernel-name regex:paged_prefill --launch-count 12 \
+        --section SpeedOfLight --section Occupancy --section LaunchStats --section WarpStateStats --section SchedulerStats \
+        "$D/pagedattn" bench --backend cuda --no-check --reps 1 --warmup 0 --filter seed00 --filter seed02 --filter seed12 --filter seed18 --filter seed19 \
+        --filter scale_single_8192 > "$OUT/ncu.txt" 2>&1
+      rc=$?; grep -E "paged_prefill|Duration|Throughput|Registers|Achieved Occupancy|Block Limit|Dynamic Shared" "$OUT/ncu.txt" | head -60
+      summary+=("ncu rc=$rc") ;;
+    peer)
+      step "FlashInfer peer"
+      extra=()
+      if [ -f .peers/flashinfer/pkgs/aot_so.tar.xz ]; then extra=(--no-prebuild); export FLASHINFER_DISABLE_JIT=1; fi
+      OUT="$OUT/peer" timeout 550 bash .peers/flashinfer/device_run.sh --workloads seed=.peers/seed.jsonl scale=.peers/scale.jsonl \
+        --backends fa2,fa3 "${extra[@]}" > "$OUT/peer.log" 2>&1
+      rc=$?; tail -5 "$OUT/peer.log"
+      summary+=("peer rc=$rc") ;;
+    *) echo "unknown step $s" ;;
+  esac
+done
+step "summary"
+printf '%s\n' "${summary[@]}"
