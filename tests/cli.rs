@@ -203,6 +203,24 @@ fn missing_file_and_bad_filter() {
 }
 
 #[test]
+fn unwritable_json_fails_before_running() {
+    let out = pagedattn(&[
+        "--backend",
+        "cpu",
+        "--filter",
+        "seed00",
+        "--json",
+        "/nonexistent/dir/r.json",
+    ]);
+    let err = assert_clean_failure(&out);
+    assert!(err.starts_with("error: /nonexistent/dir/r.json:"), "{err}");
+    assert!(
+        !text(&out.stdout).contains("seed00_q79_b1"),
+        "ran before failing"
+    );
+}
+
+#[test]
 fn bogus_backend_is_refused() {
     let out = pagedattn(&["bench", "--backend", "bogus"]);
     let err = assert_clean_failure(&out);

@@ -15,6 +15,7 @@ use pagedattn::workload::{self, Workload, DEFAULT_SEED};
 use pagedattn::Error;
 use std::collections::HashMap;
 use std::fmt;
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Duration;
@@ -176,7 +177,7 @@ fn check_cmd(a: &CheckArgs) -> Result<ExitCode> {
 
 fn list_cmd(a: &SelectArgs) -> Result<ExitCode> {
     let workloads = select(a)?;
-    print!("{}", table::list(&workloads));
+    emit(&table::list(&workloads));
     Ok(ExitCode::SUCCESS)
 }
 
@@ -193,6 +194,15 @@ fn run_options(r: &RunArgs) -> Options {
 fn execute(r: &RunArgs, opts: &Options) -> Result<ExitCode> {
     // Workloads first: a bad file is reported before any device work.
     let workloads = select(&r.select)?;
+    // Open the report file now, so that a bad path fails before the run.
+    let json = match &r.json {
+        Some(path) => Some((
+            path,
+            std::fs::File::create(path)
+                .map_err(|e| CliError(format!("{}: {e}", path.display())))?,
+        )),
+        None => None,
+    };
     let backend = open_backend(r.backend)?;
     let printer = table::RowPrinter::new(opts.mode, &workloads);
     let bar = progress_bar(workloads.len());
@@ -205,7 +215,7 @@ fn execute(r: &RunArgs, opts: &Options) -> Result<ExitCode> {
                 peaks,
                 opts.seed,
             );
-            bar.suspend(|| print!("{head}{}", printer.column_names()));
+            bar.suspend(|| emit(&format!("{head}{}", printer.column_names())));
         }
         Progress::Start { index, workload } => {
             bar.set_position(index as u64);
@@ -220,15 +230,15 @@ fn execute(r: &RunArgs, opts: &Options) -> Result<ExitCode> {
         Progress::Done(row) => {
             bar.inc(1);
             let line = printer.row(row);
-            bar.suspend(|| print!("{line}"));
+            bar.suspend(|| emit(&line));
         }
     });
     bar.finish_and_clear();
     let report = report?;
-    print!("{}", table::summary(&report));
-    if let Some(path) = &r.json {
-        write_json(path, &report)?;
-        println!("report written to {}", path.display());
+    emit(&table::summary(&report));
+    if let Some((path, file)) = json {
+        write_json(path, file, &report)?;
+        emit(&format!("report written to {}\n", path.display()));
     }
     Ok(if report.failures() > 0 {
         ExitCode::FAILURE
@@ -329,8 +339,22 @@ fn progress_bar(n: usize) -> ProgressBar {
     bar
 }
 
-fn write_json(path: &Path, report: &BenchReport) -> Result<()> {
+/// Writes to stdout. A closed pipe (`pagedattn | head`) ends the program
+/// quietly, as it would a Unix filter; print! would panic instead.
+fn emit(text: &str) {
+    let mut out = std::io::stdout().lock();
+    if let Err(e) = out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+        if e.kind() == std::io::ErrorKind::BrokenPipe {
+            std::process::exit(0);
+        }
+        eprintln!("error: writing to stdout: {e}");
+        std::process::exit(1);
+    }
+}
+
+fn write_json(path: &Path, mut file: std::fs::File, report: &BenchReport) -> Result<()> {
     let fail = |msg: String| CliError(format!("{}: {msg}", path.display()));
     let text = serde_json::to_string_pretty(report).map_err(|e| fail(e.to_string()))?;
-    std::fs::write(path, text + "\n").map_err(|e| fail(e.to_string()))
+    file.write_all((text + "\n").as_bytes())
+        .map_err(|e| fail(e.to_string()))
 }

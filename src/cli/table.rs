@@ -12,15 +12,23 @@ pub fn header(mode: Mode, backend: &str, device: &str, peaks: &Peaks, seed: u64)
         Mode::Bench => "bench",
         Mode::Check => "check",
     };
-    let origin = if peaks.measured {
-        "measured in this run"
-    } else {
-        "H200 values of SPEC.md"
+    // A backend may measure one peak and not the other (`measured` is false
+    // then): label each by whether it is SPEC.md's H200 value.
+    let label = |value: f64, default: f64| {
+        if !peaks.measured && value == default {
+            " (SPEC.md H200 value)"
+        } else {
+            " (measured)"
+        }
     };
+    let d = Peaks::H200_DEFAULT;
     format!(
         "pagedattn {what}: backend {backend} on {device}; input seed {seed}\n\
-         floor = max(FLOPs / {:.0} TFLOP/s, bytes / {:.0} GB/s) ({origin})\n\n",
-        peaks.matmul_tflops, peaks.copy_gbps
+         floor = max(FLOPs / {:.0} TFLOP/s{}, bytes / {:.0} GB/s{})\n\n",
+        peaks.matmul_tflops,
+        label(peaks.matmul_tflops, d.matmul_tflops),
+        peaks.copy_gbps,
+        label(peaks.copy_gbps, d.copy_gbps),
     )
 }
 
@@ -168,7 +176,9 @@ pub fn summary(report: &BenchReport) -> String {
     .filter(|&st| count(st) > 0)
     .map(|st| format!("{} {st}", count(st)))
     .collect();
-    s += &format!("{} workloads: {}\n", report.rows.len(), parts.join(", "));
+    let n = report.rows.len();
+    let plural = if n == 1 { "" } else { "s" };
+    s += &format!("{n} workload{plural}: {}\n", parts.join(", "));
     let fractions: Vec<f64> = report
         .rows
         .iter()
@@ -176,7 +186,7 @@ pub fn summary(report: &BenchReport) -> String {
         .collect();
     if let Some(g) = geomean(&fractions) {
         s += &format!(
-            "geomean floor/time over {} timed workloads: {:.2}%\n",
+            "geomean floor/time over the timed workloads ({}): {:.2}%\n",
             fractions.len(),
             100.0 * g
         );
@@ -190,7 +200,7 @@ pub fn summary(report: &BenchReport) -> String {
     if !seed_times.is_empty() && seed_times.len() == seed.len() {
         if let Some(g) = geomean(&seed_times) {
             s += &format!(
-                "geomean time over the {} seed workloads: {g:.1} us\n",
+                "geomean time over the seed workloads ({}): {g:.1} us\n",
                 seed.len()
             );
         }
