@@ -420,14 +420,20 @@ pub fn describe_failure(r: &CheckReport) -> String {
     )
 }
 
-/// The source commit: `$PAGEDATTN_GIT_COMMIT`, else `git rev-parse` in the
-/// source tree this binary was built from (absent on machines that only got
-/// the binary). `-dirty` when tracked files differ from it.
+/// The source commit, first found of: `$PAGEDATTN_GIT_COMMIT` at run time;
+/// `PAGEDATTN_BUILD_COMMIT` in the environment of the build (exact for this
+/// binary; set it when building for another machine); `git rev-parse` in the
+/// source tree this binary was built from, which may have moved on since
+/// (absent on machines that only got the binary). `-dirty` when tracked
+/// files differ from that commit.
 pub fn git_commit() -> Option<String> {
     if let Ok(c) = std::env::var("PAGEDATTN_GIT_COMMIT") {
         if !c.is_empty() {
             return Some(c);
         }
+    }
+    if let Some(c) = option_env!("PAGEDATTN_BUILD_COMMIT").filter(|c| !c.is_empty()) {
+        return Some(c.to_string());
     }
     let dir = env!("CARGO_MANIFEST_DIR");
     let out = std::process::Command::new("git")
