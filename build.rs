@@ -57,7 +57,9 @@ fn find_cutlass() -> Option<PathBuf> {
 
 fn install_local_toolchain() {
     let script = manifest_dir().join("scripts/install-cuda-toolchain.sh");
-    println!("cargo:warning=no nvcc/CUTLASS found: installing the pinned toolchain into .toolchain/cuda");
+    println!(
+        "cargo:warning=no nvcc/CUTLASS found: installing the pinned toolchain into .toolchain/cuda"
+    );
     match Command::new("bash").arg(&script).status() {
         Ok(s) if s.success() => {}
         other => println!("cargo:warning=toolchain install failed: {other:?}"),
@@ -65,10 +67,32 @@ fn install_local_toolchain() {
 }
 
 fn main() {
-    for v in ["NVCC", "CUDA_HOME", "CUDA_PATH", "CUDA_ROOT", "CUTLASS_INCLUDE", "NVCC_EXTRA_FLAGS", "PAGEDATTN_NO_KERNELS"] {
+    for v in [
+        "NVCC",
+        "CUDA_HOME",
+        "CUDA_PATH",
+        "CUDA_ROOT",
+        "CUTLASS_INCLUDE",
+        "NVCC_EXTRA_FLAGS",
+        "PAGEDATTN_NO_KERNELS",
+    ] {
         println!("cargo:rerun-if-env-changed={v}");
     }
     println!("cargo:rustc-check-cfg=cfg(pagedattn_kernels)");
+    // The commit a binary was built from, for reports made on other machines.
+    if let Ok(o) = Command::new("git")
+        .args(["rev-parse", "--short=12", "HEAD"])
+        .output()
+    {
+        if o.status.success() {
+            println!(
+                "cargo:rustc-env=PAGEDATTN_BUILD_COMMIT={}",
+                String::from_utf8_lossy(&o.stdout).trim()
+            );
+        }
+    }
+    println!("cargo:rerun-if-changed=.git/HEAD");
+    println!("cargo:rerun-if-changed=.git/logs/HEAD");
     println!("cargo:rerun-if-changed=kernels");
     let out_dir = PathBuf::from(env::var("OUT_DIR").unwrap());
     if env::var_os("PAGEDATTN_NO_KERNELS").is_some() {
@@ -125,17 +149,26 @@ fn main() {
         let out = child.wait_with_output().expect("nvcc did not finish");
         let stderr = String::from_utf8_lossy(&out.stderr);
         if !out.status.success() {
-            panic!("nvcc failed for kernels/{k}.cu:\n{}\n{stderr}", String::from_utf8_lossy(&out.stdout));
+            panic!(
+                "nvcc failed for kernels/{k}.cu:\n{}\n{stderr}",
+                String::from_utf8_lossy(&out.stdout)
+            );
         }
         let secs = t0.elapsed().as_secs_f64();
-        report.push_str(&format!("[{k}] nvcc {secs:.1}s ({})\n{stderr}\n", nvcc.display()));
+        report.push_str(&format!(
+            "[{k}] nvcc {secs:.1}s ({})\n{stderr}\n",
+            nvcc.display()
+        ));
     }
     std::fs::write(out_dir.join("ptxas_report.txt"), &report).unwrap();
     // Keep copies where tools (cuobjdump, the SASS check) can find them.
     let dist = manifest_dir().join("target/kernels");
     let _ = std::fs::create_dir_all(&dist);
     for k in KERNELS {
-        let _ = std::fs::copy(out_dir.join(format!("{k}.cubin")), dist.join(format!("{k}.cubin")));
+        let _ = std::fs::copy(
+            out_dir.join(format!("{k}.cubin")),
+            dist.join(format!("{k}.cubin")),
+        );
     }
     let _ = std::fs::write(dist.join("ptxas_report.txt"), &report);
     println!("cargo:rustc-cfg=pagedattn_kernels");

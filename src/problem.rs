@@ -79,7 +79,11 @@ impl Dims {
             ("page_size", PAGE_SIZE, self.page_size),
         ] {
             if expected != got {
-                return Err(Error::UnsupportedGeometry { what, expected, got });
+                return Err(Error::UnsupportedGeometry {
+                    what,
+                    expected,
+                    got,
+                });
             }
         }
         // Index arrays are int32: every count they address must fit.
@@ -91,7 +95,11 @@ impl Dims {
             ("num_kv_indices", self.num_kv_indices),
         ] {
             if value as u128 > limit {
-                return Err(Error::TooLarge { what, value: value as u128, limit });
+                return Err(Error::TooLarge {
+                    what,
+                    value: value as u128,
+                    limit,
+                });
             }
         }
         Ok(())
@@ -160,22 +168,38 @@ pub fn check_len(name: &'static str, expected: usize, got: usize) -> Result<()> 
     if expected == got {
         Ok(())
     } else {
-        Err(Error::BufferLength { name, expected, got })
+        Err(Error::BufferLength {
+            name,
+            expected,
+            got,
+        })
     }
 }
 
 /// Checks one indptr: non-empty, starts at 0, non-negative, non-decreasing,
 /// ends at `last` (`what` names that total in the error).
-pub fn check_indptr(name: &'static str, indptr: &[i32], last: usize, what: &'static str) -> Result<()> {
+pub fn check_indptr(
+    name: &'static str,
+    indptr: &[i32],
+    last: usize,
+    what: &'static str,
+) -> Result<()> {
     let Some(&first) = indptr.first() else {
         return Err(Error::IndptrEmpty { name });
     };
     if first != 0 {
-        return Err(Error::IndptrFirstNotZero { name, got: first as i64 });
+        return Err(Error::IndptrFirstNotZero {
+            name,
+            got: first as i64,
+        });
     }
     for (index, w) in indptr.windows(2).enumerate() {
         if w[1] < 0 {
-            return Err(Error::NegativeEntry { name, index: index + 1, value: w[1] as i64 });
+            return Err(Error::NegativeEntry {
+                name,
+                index: index + 1,
+                value: w[1] as i64,
+            });
         }
         if w[1] < w[0] {
             return Err(Error::IndptrDecreasing {
@@ -188,7 +212,12 @@ pub fn check_indptr(name: &'static str, indptr: &[i32], last: usize, what: &'sta
     }
     let got = *indptr.last().unwrap_or(&0) as i64;
     if got != last as i64 {
-        return Err(Error::IndptrLast { name, what, expected: last, got });
+        return Err(Error::IndptrLast {
+            name,
+            what,
+            expected: last,
+            got,
+        });
     }
     Ok(())
 }
@@ -202,11 +231,19 @@ pub fn check_indptrs(dims: &Dims, qo_indptr: &[i32], kv_indptr: &[i32]) -> Resul
         return Err(Error::IndptrEmpty { name: "kv_indptr" });
     }
     if qo_indptr.len() != kv_indptr.len() {
-        return Err(Error::IndptrLengthMismatch { qo_len: qo_indptr.len(), kv_len: kv_indptr.len() });
+        return Err(Error::IndptrLengthMismatch {
+            qo_len: qo_indptr.len(),
+            kv_len: kv_indptr.len(),
+        });
     }
     check_len("qo_indptr", dims.indptr_len(), qo_indptr.len())?;
     check_indptr("qo_indptr", qo_indptr, dims.total_q, "total_q")?;
-    check_indptr("kv_indptr", kv_indptr, dims.num_kv_indices, "num_kv_indices")?;
+    check_indptr(
+        "kv_indptr",
+        kv_indptr,
+        dims.num_kv_indices,
+        "num_kv_indices",
+    )?;
     Ok(())
 }
 
@@ -214,7 +251,11 @@ pub fn check_indptrs(dims: &Dims, qo_indptr: &[i32], kv_indptr: &[i32]) -> Resul
 pub fn check_page_ids(dims: &Dims, kv_indices: &[i32]) -> Result<()> {
     for (index, &p) in kv_indices.iter().enumerate() {
         if p < 0 || p as i64 >= dims.num_pages as i64 {
-            return Err(Error::PageOutOfRange { index, page: p as i64, num_pages: dims.num_pages });
+            return Err(Error::PageOutOfRange {
+                index,
+                page: p as i64,
+                num_pages: dims.num_pages,
+            });
         }
     }
     Ok(())

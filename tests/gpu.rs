@@ -43,9 +43,15 @@ macro_rules! gpu_or_skip {
 fn run_seed() -> u64 {
     static S: OnceLock<u64> = OnceLock::new();
     *S.get_or_init(|| {
-        let s = std::env::var("PAGEDATTN_TEST_SEED").ok().and_then(|v| v.parse().ok()).unwrap_or_else(|| {
-            std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_nanos() as u64).unwrap_or(1)
-        });
+        let s = std::env::var("PAGEDATTN_TEST_SEED")
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .unwrap_or_else(|| {
+                std::time::SystemTime::now()
+                    .duration_since(std::time::UNIX_EPOCH)
+                    .map(|d| d.as_nanos() as u64)
+                    .unwrap_or(1)
+            });
         println!("GPU test seed: PAGEDATTN_TEST_SEED={s}");
         s
     })
@@ -62,7 +68,10 @@ fn run_fast(b: &CudaBackend, p: &HostProblem<'_>) -> Result<Output, Error> {
 
 fn assert_close(name: &str, got: &Output, reference: &Output) -> (f64, f64) {
     let rep = compare(got, reference);
-    assert!(rep.ok(), "{name}: output differs from the reference beyond the SPEC.md bound: {rep:?}");
+    assert!(
+        rep.ok(),
+        "{name}: output differs from the reference beyond the SPEC.md bound: {rep:?}"
+    );
     (rep.max_abs_out, rep.max_abs_lse)
 }
 
@@ -72,7 +81,14 @@ fn reference_kernel_matches_cpu() {
     let seed = run_seed();
     let mut cases = edge_cases();
     for i in 0..10 {
-        cases.push(random_batch(seed ^ (0x100 + i), &BatchSpec { max_q_len: 200, max_extra_kv: 100, ..Default::default() }));
+        cases.push(random_batch(
+            seed ^ (0x100 + i),
+            &BatchSpec {
+                max_q_len: 200,
+                max_extra_kv: 100,
+                ..Default::default()
+            },
+        ));
     }
     for w in &cases {
         let inputs = w.inputs(seed);
@@ -90,7 +106,12 @@ fn fast_kernel_edge_cases_match_cpu() {
     let seed = run_seed();
     let mut cases = edge_cases();
     for i in 0..40 {
-        let spec = BatchSpec { max_batch: 8, max_q_len: 300, max_extra_kv: 300, ..Default::default() };
+        let spec = BatchSpec {
+            max_batch: 8,
+            max_q_len: 300,
+            max_extra_kv: 300,
+            ..Default::default()
+        };
         cases.push(random_batch(seed ^ (0x200 + i), &spec));
     }
     let (mut wo, mut wl) = (0f64, 0f64);
@@ -103,7 +124,10 @@ fn fast_kernel_edge_cases_match_cpu() {
         wo = wo.max(o);
         wl = wl.max(l);
     }
-    println!("fast kernel vs CPU: {} edge/random cases ok (max abs err out {wo:.2e}, lse {wl:.2e})", cases.len());
+    println!(
+        "fast kernel vs CPU: {} edge/random cases ok (max abs err out {wo:.2e}, lse {wl:.2e})",
+        cases.len()
+    );
 }
 
 /// At least 200 generated batches: 1..300 sequences of 0..700 tokens, kv_len
@@ -112,7 +136,10 @@ fn fast_kernel_edge_cases_match_cpu() {
 fn fast_kernel_random_batches_match_reference() {
     let b = gpu_or_skip!("fast_kernel_random_batches_match_reference");
     let seed = run_seed();
-    let n = std::env::var("PAGEDATTN_GPU_BATCHES").ok().and_then(|v| v.parse().ok()).unwrap_or(200u64);
+    let n = std::env::var("PAGEDATTN_GPU_BATCHES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(200u64);
     let (mut wo, mut wl, mut tokens) = (0f64, 0f64, 0usize);
     for i in 0..n {
         // Log-uniform batch size; lengths shrink with the batch so a case
@@ -134,7 +161,11 @@ fn fast_kernel_random_batches_match_reference() {
         let p = inputs.problem();
         let got = run_fast(b, &p).unwrap_or_else(|e| panic!("batch {i} ({}): {e}", w.name));
         let r = b.reference(&p).expect("reference");
-        let (o, l) = assert_close(&format!("batch {i} ({}, {} seqs)", w.name, w.batch()), &got, &r);
+        let (o, l) = assert_close(
+            &format!("batch {i} ({}, {} seqs)", w.name, w.batch()),
+            &got,
+            &r,
+        );
         wo = wo.max(o);
         wl = wl.max(l);
     }
@@ -149,7 +180,10 @@ fn check_workloads(b: &CudaBackend, ws: &[Workload], label: &str) {
         let got = run_fast(b, &p).unwrap_or_else(|e| panic!("{}: {e}", w.name));
         let r = b.reference(&p).expect("reference");
         let (o, l) = assert_close(&w.name, &got, &r);
-        println!("{label} {:<22} ok  max abs err out {o:.2e} lse {l:.2e}", w.name);
+        println!(
+            "{label} {:<22} ok  max abs err out {o:.2e} lse {l:.2e}",
+            w.name
+        );
     }
 }
 
@@ -179,20 +213,53 @@ fn deterministic_and_graph_replay_equal() {
     let mut bufs = DeviceBuffers::upload(stream, &p).unwrap();
     for i in 0..100 {
         bufs.poison(stream).unwrap();
-        bufs.with_views(|v, out, lse| b.kernel().launch(stream, v, out, lse)).unwrap();
+        bufs.with_views(|v, out, lse| b.kernel().launch(stream, v, out, lse))
+            .unwrap();
         let o = bufs.download(stream).unwrap();
-        assert!(o.out.iter().zip(&first.out).all(|(a, b)| a.to_bits() == b.to_bits()), "repeat {i} differs");
-        assert!(o.lse.iter().zip(&first.lse).all(|(a, b)| a.to_bits() == b.to_bits()), "repeat {i} lse differs");
+        assert!(
+            o.out
+                .iter()
+                .zip(&first.out)
+                .all(|(a, b)| a.to_bits() == b.to_bits()),
+            "repeat {i} differs"
+        );
+        assert!(
+            o.lse
+                .iter()
+                .zip(&first.lse)
+                .all(|(a, b)| a.to_bits() == b.to_bits()),
+            "repeat {i} lse differs"
+        );
     }
     // Graph replay, with new indptr contents between replays.
     bufs.poison(stream).unwrap();
-    stream.begin_capture(cudarc::driver::sys::CUstreamCaptureMode::CU_STREAM_CAPTURE_MODE_THREAD_LOCAL).unwrap();
-    bufs.with_views(|v, out, lse| b.kernel().launch(stream, v, out, lse)).unwrap();
-    let graph = stream.end_capture(cudarc::driver::sys::CUgraphInstantiate_flags(0)).unwrap().unwrap();
+    stream
+        .begin_capture(
+            cudarc::driver::sys::CUstreamCaptureMode::CU_STREAM_CAPTURE_MODE_THREAD_LOCAL,
+        )
+        .unwrap();
+    bufs.with_views(|v, out, lse| b.kernel().launch(stream, v, out, lse))
+        .unwrap();
+    let graph = stream
+        .end_capture(cudarc::driver::sys::CUgraphInstantiate_flags(0))
+        .unwrap()
+        .unwrap();
     graph.launch().unwrap();
     let o = bufs.download(stream).unwrap();
-    assert!(o.out.iter().zip(&first.out).all(|(a, b)| a.to_bits() == b.to_bits()), "graph replay differs");
-    assert!(o.lse.iter().zip(&first.lse).all(|(a, b)| a.to_bits() == b.to_bits()), "graph replay lse differs");
+    assert!(
+        o.out
+            .iter()
+            .zip(&first.out)
+            .all(|(a, b)| a.to_bits() == b.to_bits()),
+        "graph replay differs"
+    );
+    assert!(
+        o.lse
+            .iter()
+            .zip(&first.lse)
+            .all(|(a, b)| a.to_bits() == b.to_bits()),
+        "graph replay lse differs"
+    );
     // Replay with other sequence boundaries (same total_q and batch): the grid
     // does not depend on them, so the graph stays valid.
     let mut w2 = w.clone();
@@ -201,20 +268,35 @@ fn deterministic_and_graph_replay_equal() {
     qo[nb] = w.total_q as i32;
     w2.qo_indptr = qo.clone();
     w2.kv_indptr = qo;
-    w2.kv_indices = (0..w.total_q as i32).map(|x| x % w.num_pages as i32).collect();
+    w2.kv_indices = (0..w.total_q as i32)
+        .map(|x| x % w.num_pages as i32)
+        .collect();
     if w2.kv_indices.len() == w.kv_indices.len() {
         let inputs2 = Workload { ..w2.clone() }.inputs(seed);
-        let p2 = HostProblem { q: &inputs.q, k_cache: &inputs.k_cache, v_cache: &inputs.v_cache, ..inputs2.problem() };
-        stream.memcpy_htod(&w2.qo_indptr, &mut bufs.qo_indptr).unwrap();
-        stream.memcpy_htod(&w2.kv_indptr, &mut bufs.kv_indptr).unwrap();
-        stream.memcpy_htod(&w2.kv_indices, &mut bufs.kv_indices).unwrap();
+        let p2 = HostProblem {
+            q: &inputs.q,
+            k_cache: &inputs.k_cache,
+            v_cache: &inputs.v_cache,
+            ..inputs2.problem()
+        };
+        stream
+            .memcpy_htod(&w2.qo_indptr, &mut bufs.qo_indptr)
+            .unwrap();
+        stream
+            .memcpy_htod(&w2.kv_indptr, &mut bufs.kv_indptr)
+            .unwrap();
+        stream
+            .memcpy_htod(&w2.kv_indices, &mut bufs.kv_indices)
+            .unwrap();
         bufs.poison(stream).unwrap();
         graph.launch().unwrap();
         let o2 = bufs.download(stream).unwrap();
         let r2 = b.reference(&p2).unwrap();
         assert_close("graph replay with new indptrs", &o2, &r2);
     }
-    println!("determinism: 100 repeats bitwise equal; graph replay equal; replay with new indptrs ok");
+    println!(
+        "determinism: 100 repeats bitwise equal; graph replay equal; replay with new indptrs ok"
+    );
 }
 
 /// Page ids outside [0, num_pages) in device memory: never dereferenced;
@@ -233,11 +315,21 @@ fn bad_page_ids_in_device_memory_are_reported() {
         stream.memcpy_htod(&idx, &mut bufs.kv_indices).unwrap();
         bufs.poison(stream).unwrap();
         let r = bufs.with_views(|v, out, lse| b.kernel().launch_checked(stream, v, out, lse));
-        assert!(matches!(r, Err(Error::DeviceIndexData(_))), "page id {bad}: expected DeviceIndexData, got {r:?}");
+        assert!(
+            matches!(r, Err(Error::DeviceIndexData(_))),
+            "page id {bad}: expected DeviceIndexData, got {r:?}"
+        );
         // Unchecked launches also never fault; the flag is kept for later.
-        bufs.with_views(|v, out, lse| b.kernel().launch(stream, v, out, lse)).unwrap();
-        assert!(matches!(b.kernel().take_device_errors(stream), Err(Error::DeviceIndexData(_))));
-        assert!(b.kernel().take_device_errors(stream).is_ok(), "flag not cleared");
+        bufs.with_views(|v, out, lse| b.kernel().launch(stream, v, out, lse))
+            .unwrap();
+        assert!(matches!(
+            b.kernel().take_device_errors(stream),
+            Err(Error::DeviceIndexData(_))
+        ));
+        assert!(
+            b.kernel().take_device_errors(stream).is_ok(),
+            "flag not cleared"
+        );
     }
     println!("bad page ids in device memory: reported, no fault");
 }
@@ -251,11 +343,43 @@ fn bad_indptrs_in_device_memory_are_reported() {
     let inputs = w.inputs(seed);
     let n = w.qo_indptr.len();
     let variants: Vec<(&str, Vec<i32>, Vec<i32>)> = vec![
-        ("qo decreasing", { let mut q = w.qo_indptr.clone(); q[2] = q[1] - 1; q }, w.kv_indptr.clone()),
-        ("qo past total_q", { let mut q = w.qo_indptr.clone(); q[n - 2] = w.total_q as i32 + 100; q }, w.kv_indptr.clone()),
-        ("qo first not 0", { let mut q = w.qo_indptr.clone(); q[0] = 5; q }, w.kv_indptr.clone()),
-        ("kv negative", w.qo_indptr.clone(), { let mut k = w.kv_indptr.clone(); k[1] = -7; k }),
-        ("kv past end", w.qo_indptr.clone(), { let mut k = w.kv_indptr.clone(); k[n - 1] = i32::MAX; k }),
+        (
+            "qo decreasing",
+            {
+                let mut q = w.qo_indptr.clone();
+                q[2] = q[1] - 1;
+                q
+            },
+            w.kv_indptr.clone(),
+        ),
+        (
+            "qo past total_q",
+            {
+                let mut q = w.qo_indptr.clone();
+                q[n - 2] = w.total_q as i32 + 100;
+                q
+            },
+            w.kv_indptr.clone(),
+        ),
+        (
+            "qo first not 0",
+            {
+                let mut q = w.qo_indptr.clone();
+                q[0] = 5;
+                q
+            },
+            w.kv_indptr.clone(),
+        ),
+        ("kv negative", w.qo_indptr.clone(), {
+            let mut k = w.kv_indptr.clone();
+            k[1] = -7;
+            k
+        }),
+        ("kv past end", w.qo_indptr.clone(), {
+            let mut k = w.kv_indptr.clone();
+            k[n - 1] = i32::MAX;
+            k
+        }),
     ];
     let stream = b.stream();
     for (what, qo, kv) in variants {
@@ -264,7 +388,10 @@ fn bad_indptrs_in_device_memory_are_reported() {
         stream.memcpy_htod(&kv, &mut bufs.kv_indptr).unwrap();
         bufs.poison(stream).unwrap();
         let r = bufs.with_views(|v, out, lse| b.kernel().launch_checked(stream, v, out, lse));
-        assert!(matches!(r, Err(Error::DeviceIndexData(_))), "{what}: expected DeviceIndexData, got {r:?}");
+        assert!(
+            matches!(r, Err(Error::DeviceIndexData(_))),
+            "{what}: expected DeviceIndexData, got {r:?}"
+        );
     }
     println!("bad indptrs in device memory: reported, no fault");
 }

@@ -23,7 +23,11 @@ pub struct Peaks {
 
 impl Peaks {
     /// The H200's measured ceilings from SPEC.md, for runs that cannot measure them.
-    pub const H200_DEFAULT: Peaks = Peaks { matmul_tflops: 772.0, copy_gbps: 4217.0, measured: false };
+    pub const H200_DEFAULT: Peaks = Peaks {
+        matmul_tflops: 772.0,
+        copy_gbps: 4217.0,
+        measured: false,
+    };
 }
 
 /// A call's inputs bound to a backend, ready to run repeatedly.

@@ -5,9 +5,11 @@ use cudarc::driver::DeviceRepr;
 
 /// The fast kernel and the fp32 reference, compiled for sm_90a by build.rs.
 #[cfg(pagedattn_kernels)]
-pub(crate) static ATTENTION_CUBIN: Option<&[u8]> = Some(include_bytes!(concat!(env!("OUT_DIR"), "/attention.cubin")));
+pub(crate) static ATTENTION_CUBIN: Option<&[u8]> =
+    Some(include_bytes!(concat!(env!("OUT_DIR"), "/attention.cubin")));
 #[cfg(pagedattn_kernels)]
-pub(crate) static REFERENCE_CUBIN: Option<&[u8]> = Some(include_bytes!(concat!(env!("OUT_DIR"), "/reference.cubin")));
+pub(crate) static REFERENCE_CUBIN: Option<&[u8]> =
+    Some(include_bytes!(concat!(env!("OUT_DIR"), "/reference.cubin")));
 #[cfg(not(pagedattn_kernels))]
 pub(crate) static ATTENTION_CUBIN: Option<&[u8]> = None;
 #[cfg(not(pagedattn_kernels))]
@@ -61,7 +63,9 @@ pub(crate) fn describe_error_bits(bits: i32) -> String {
         parts.push("a kv_indices entry is outside [0, num_pages) (those keys were skipped)");
     }
     if bits & ERR_BAD_QO_RANGE != 0 {
-        parts.push("qo_indptr is not a valid partition of [0, total_q] (those sequences were skipped)");
+        parts.push(
+            "qo_indptr is not a valid partition of [0, total_q] (those sequences were skipped)",
+        );
     }
     if bits & ERR_BAD_KV_RANGE != 0 {
         parts.push("kv_indptr is not a valid partition of [0, num_kv_indices] (those sequences were skipped)");

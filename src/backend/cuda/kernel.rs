@@ -6,7 +6,8 @@
 use std::sync::{Arc, Mutex};
 
 use cudarc::driver::{
-    sys, CudaContext, CudaFunction, CudaSlice, CudaStream, DevicePtr, DevicePtrMut, LaunchConfig, PushKernelArg,
+    sys, CudaContext, CudaFunction, CudaSlice, CudaStream, DevicePtr, DevicePtrMut, LaunchConfig,
+    PushKernelArg,
 };
 use cudarc::nvrtc::Ptx;
 use half::bf16;
@@ -64,13 +65,20 @@ struct Span {
 
 impl Span {
     fn overlaps(&self, o: &Span) -> bool {
-        self.bytes > 0 && o.bytes > 0 && self.start < o.start + o.bytes && o.start < self.start + self.bytes
+        self.bytes > 0
+            && o.bytes > 0
+            && self.start < o.start + o.bytes
+            && o.start < self.start + self.bytes
     }
 }
 
 fn check_align(s: &Span, align: u64) -> Result<()> {
     if s.bytes > 0 && s.start % align != 0 {
-        return Err(Error::Misaligned { name: s.name, addr: s.start, align });
+        return Err(Error::Misaligned {
+            name: s.name,
+            addr: s.start,
+            align,
+        });
     }
     Ok(())
 }
@@ -79,7 +87,8 @@ impl PagedPrefill {
     /// Loads the kernels into `ctx`. Fails with a typed error on a GPU that is
     /// not Hopper (sm_90) or when the crate was built without kernels.
     pub fn new(ctx: &Arc<CudaContext>) -> Result<Self> {
-        let (Some(attn_cubin), Some(ref_cubin)) = (ffi::ATTENTION_CUBIN, ffi::REFERENCE_CUBIN) else {
+        let (Some(attn_cubin), Some(ref_cubin)) = (ffi::ATTENTION_CUBIN, ffi::REFERENCE_CUBIN)
+        else {
             return Err(Error::BackendUnavailable(
                 "cuda".into(),
                 "this build has no GPU kernels (PAGEDATTN_NO_KERNELS was set)".into(),
@@ -101,7 +110,9 @@ impl PagedPrefill {
             let arr: [u8; 4] = bytes
                 .get(..4)
                 .and_then(|b| b.try_into().ok())
-                .ok_or_else(|| Error::Driver("kernel smem size symbol has the wrong size".into()))?;
+                .ok_or_else(|| {
+                    Error::Driver("kernel smem size symbol has the wrong size".into())
+                })?;
             i32::from_le_bytes(arr) as u32
         };
         kernel.set_attribute(
@@ -112,7 +123,14 @@ impl PagedPrefill {
         let reference = ref_module.load_function(ffi::REFERENCE_KERNEL)?;
         let error_flag = stream.alloc_zeros::<i32>(1)?;
         stream.synchronize()?;
-        Ok(PagedPrefill { ctx: ctx.clone(), kernel, smem_bytes, reference, error_flag, checked: Mutex::new(()) })
+        Ok(PagedPrefill {
+            ctx: ctx.clone(),
+            kernel,
+            smem_bytes,
+            reference,
+            error_flag,
+            checked: Mutex::new(()),
+        })
     }
 
     /// The context the kernels live in.
@@ -156,10 +174,18 @@ impl PagedPrefill {
         let tiles = schedule::tiles_per_head(d.total_q, d.batch);
         let grid = tiles as u128 * crate::problem::NUM_KV_HEADS as u128;
         if grid > i32::MAX as u128 {
-            return Err(Error::TooLarge { what: "grid (tiles)", value: grid, limit: i32::MAX as u128 });
+            return Err(Error::TooLarge {
+                what: "grid (tiles)",
+                value: grid,
+                limit: i32::MAX as u128,
+            });
         }
 
-        let span = |name, ptr: u64, elems: usize, size: usize| Span { name, start: ptr, bytes: (elems * size) as u64 };
+        let span = |name, ptr: u64, elems: usize, size: usize| Span {
+            name,
+            start: ptr,
+            bytes: (elems * size) as u64,
+        };
         let (q_ptr, _g1) = p.q.device_ptr(stream);
         let (k_ptr, _g2) = p.k_cache.device_ptr(stream);
         let (v_ptr, _g3) = p.v_cache.device_ptr(stream);
@@ -177,7 +203,10 @@ impl PagedPrefill {
             span("kv_indptr", kvp_ptr, p.kv_indptr.len(), 4),
             span("kv_indices", idx_ptr, p.kv_indices.len(), 4),
         ];
-        let outputs = [span("output", out_ptr, out_len, 2), span("lse", lse_ptr, lse_len, 4)];
+        let outputs = [
+            span("output", out_ptr, out_len, 2),
+            span("lse", lse_ptr, lse_len, 4),
+        ];
         // 16-byte vector loads and stores of rows; 4-byte index and lse accesses.
         for s in inputs.iter().take(3).chain(outputs.iter().take(1)) {
             check_align(s, 16)?;
@@ -188,7 +217,10 @@ impl PagedPrefill {
         for o in &outputs {
             for other in inputs.iter().chain(outputs.iter()) {
                 if o.name != other.name && o.overlaps(other) {
-                    return Err(Error::Aliasing { a: o.name, b: other.name });
+                    return Err(Error::Aliasing {
+                        a: o.name,
+                        b: other.name,
+                    });
                 }
             }
         }
@@ -326,7 +358,11 @@ impl PagedPrefill {
             return Ok(());
         }
         let blocks = warps.div_ceil(8);
-        let cfg = LaunchConfig { grid_dim: (blocks as u32, 1, 1), block_dim: (256, 1, 1), shared_mem_bytes: 0 };
+        let cfg = LaunchConfig {
+            grid_dim: (blocks as u32, 1, 1),
+            block_dim: (256, 1, 1),
+            shared_mem_bytes: 0,
+        };
         let mut b = stream.launch_builder(&self.reference);
         b.arg(&params.q)
             .arg(&params.k_cache)

@@ -10,7 +10,9 @@ mod timing;
 
 use std::sync::Arc;
 
-use cudarc::driver::{CudaContext, CudaSlice, CudaStream, CudaView, CudaViewMut, DeviceRepr, ValidAsZeroBits};
+use cudarc::driver::{
+    CudaContext, CudaSlice, CudaStream, CudaView, CudaViewMut, DeviceRepr, ValidAsZeroBits,
+};
 use half::bf16;
 
 pub use ffi::PTXAS_REPORT;
@@ -32,9 +34,13 @@ impl CudaBackend {
     /// Opens device 0. `Err(Error::NoDevice)` when there is no driver or GPU,
     /// `Err(Error::UnsupportedDevice)` when it is not a Hopper GPU.
     pub fn new() -> Result<Self> {
-        let ctx = std::panic::catch_unwind(|| CudaContext::new(0))
-            .map_err(|_| Error::NoDevice("the CUDA driver library (libcuda) could not be loaded".into()))?
-            .map_err(|e| Error::NoDevice(e.to_string()))?;
+        // SAFETY: only probes whether libcuda can be opened (no call into it).
+        if !unsafe { cudarc::driver::sys::is_culib_present() } {
+            return Err(Error::NoDevice(
+                "the CUDA driver library (libcuda) could not be loaded".into(),
+            ));
+        }
+        let ctx = CudaContext::new(0).map_err(|e| Error::NoDevice(e.to_string()))?;
         // One stream per backend; graphs are captured on it, so cudarc's
         // cross-stream event tracking (which records events on every use)
         // stays off.
@@ -44,13 +50,20 @@ impl CudaBackend {
         let attn = PagedPrefill::new(&ctx)?;
         let name = ctx.name().unwrap_or_else(|_| "unknown GPU".into());
         let sms = ctx
-            .attribute(cudarc::driver::sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)
+            .attribute(
+                cudarc::driver::sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT,
+            )
             .unwrap_or(0);
-        let l2_bytes =
-            ctx.attribute(cudarc::driver::sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE).unwrap_or(0)
-                as usize;
+        let l2_bytes = ctx
+            .attribute(cudarc::driver::sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE)
+            .unwrap_or(0) as usize;
         let device = format!("{name} ({sms} SMs, {} MB L2)", l2_bytes >> 20);
-        Ok(CudaBackend { stream, attn, device, l2_bytes: l2_bytes.max(1 << 20) })
+        Ok(CudaBackend {
+            stream,
+            attn,
+            device,
+            l2_bytes: l2_bytes.max(1 << 20),
+        })
     }
 
     /// The loaded kernels.
@@ -90,7 +103,10 @@ pub struct DeviceBuffers {
     lens: [usize; 6],
 }
 
-fn upload<T: DeviceRepr + ValidAsZeroBits>(stream: &Arc<CudaStream>, host: &[T]) -> Result<CudaSlice<T>> {
+fn upload<T: DeviceRepr + ValidAsZeroBits>(
+    stream: &Arc<CudaStream>,
+    host: &[T],
+) -> Result<CudaSlice<T>> {
     if host.is_empty() {
         return Ok(stream.alloc_zeros::<T>(1)?);
     }
@@ -98,7 +114,8 @@ fn upload<T: DeviceRepr + ValidAsZeroBits>(stream: &Arc<CudaStream>, host: &[T])
 }
 
 /// The views a kernel sees for one call.
-pub type DeviceViews<'a> = DeviceProblem<'a, CudaView<'a, bf16>, CudaView<'a, bf16>, CudaView<'a, i32>>;
+pub type DeviceViews<'a> =
+    DeviceProblem<'a, CudaView<'a, bf16>, CudaView<'a, bf16>, CudaView<'a, i32>>;
 
 impl DeviceBuffers {
     /// Uploads a host problem and allocates its outputs.
@@ -114,7 +131,14 @@ impl DeviceBuffers {
             kv_indices: upload(stream, p.kv_indices)?,
             out: stream.alloc_zeros::<bf16>(p.dims.q_elems().max(1))?,
             lse: stream.alloc_zeros::<f32>(p.dims.lse_elems().max(1))?,
-            lens: [p.q.len(), p.k_cache.len(), p.v_cache.len(), p.qo_indptr.len(), p.kv_indptr.len(), p.kv_indices.len()],
+            lens: [
+                p.q.len(),
+                p.k_cache.len(),
+                p.v_cache.len(),
+                p.qo_indptr.len(),
+                p.kv_indptr.len(),
+                p.kv_indices.len(),
+            ],
         })
     }
 
@@ -165,7 +189,8 @@ impl Prepared for CudaPrepared<'_> {
     fn run(&mut self) -> Result<Output> {
         let b = self.backend;
         self.bufs.poison(&b.stream)?;
-        self.bufs.with_views(|v, out, lse| b.attn.launch_checked(&b.stream, v, out, lse))?;
+        self.bufs
+            .with_views(|v, out, lse| b.attn.launch_checked(&b.stream, v, out, lse))?;
         self.bufs.download(&b.stream)
     }
 
@@ -188,7 +213,10 @@ impl Backend for CudaBackend {
     fn prepare<'a>(&'a self, p: &HostProblem<'_>) -> Result<Box<dyn Prepared + 'a>> {
         validate(p)?;
         let bufs = DeviceBuffers::upload(&self.stream, p)?;
-        Ok(Box::new(CudaPrepared { backend: self, bufs }))
+        Ok(Box::new(CudaPrepared {
+            backend: self,
+            bufs,
+        }))
     }
     fn peaks(&self) -> Result<Peaks> {
         timing::measure_peaks(&self.stream)

@@ -10,7 +10,11 @@ use crate::backend::Peaks;
 use crate::error::Result;
 
 /// Sets every byte of a device buffer (async on `stream`).
-pub(crate) fn fill_bytes<T, B: DevicePtrMut<T>>(stream: &CudaStream, buf: &mut B, byte: u8) -> Result<()> {
+pub(crate) fn fill_bytes<T, B: DevicePtrMut<T>>(
+    stream: &CudaStream,
+    buf: &mut B,
+    byte: u8,
+) -> Result<()> {
     let bytes = buf.num_bytes();
     if bytes == 0 {
         return Ok(());
@@ -23,7 +27,10 @@ pub(crate) fn fill_bytes<T, B: DevicePtrMut<T>>(stream: &CudaStream, buf: &mut B
 
 /// Captures what `f` launches on `stream` into a graph. `Ok(None)` when `f`
 /// launched nothing (an empty call).
-pub(crate) fn capture(stream: &Arc<CudaStream>, f: impl FnOnce() -> Result<()>) -> Result<Option<CudaGraph>> {
+pub(crate) fn capture(
+    stream: &Arc<CudaStream>,
+    f: impl FnOnce() -> Result<()>,
+) -> Result<Option<CudaGraph>> {
     stream.begin_capture(sys::CUstreamCaptureMode::CU_STREAM_CAPTURE_MODE_THREAD_LOCAL)?;
     let launched = f();
     // End the capture whatever happened, so the stream is usable again.
