@@ -115,46 +115,80 @@ __device__ __forceinline__ void attention_tile(const Params& p) {
     clear(tOrO);
     OnlineSoftmax softmax;
     const float scale = p.sm_scale_log2;
-
-    if (n_blocks > 0) mbar_wait(&ss.q_full, 0);
-    for (int it = 0; it < n_blocks; ++it) {
-      const int n = n_blocks - 1 - it;
-      const int stage = it % T::kStages;
-      const int phase = (it / T::kStages) & 1;
-
-      mbar_wait(&ss.k_full[stage], phase);
-      cutlass::arch::fence_view_async_shared();  // cp.async writes -> wgmma (async proxy) reads
-      warpgroup_gemm<true>(mma_qk, tSrQ, tSrK(_, _, _, stage), tSrS);
-      __syncwarp();
-      if (lane == 0) mbar_arrive(&ss.k_empty[stage]);
-
-      // Scale into the log2 domain; mask keys past the causal limit on blocks
-      // that cross the diagonal (scaling first keeps negative scales right).
+    // Last visible key of each of this thread's two rows, and its first column.
+    int row_last_key[2];
+    CUTLASS_PRAGMA_UNROLL
+    for (int h = 0; h < 2; ++h) {
+      const int r = m0 + get<0>(tScS(2 * h));
+      row_last_key[h] = min(r / kGroup + delta, w.kv_len - 1);
+    }
+    const int col0 = get<1>(tScS(0));
+    auto scores = [&](int n) {  // scale, and mask the blocks that cross the diagonal
       if (n >= n_unmasked) {
-        CUTLASS_PRAGMA_UNROLL
-        for (int v = 0; v < size(tSrS); ++v) {
-          int row = m0 + get<0>(tScS(v));
-          int key = n * T::kBlockN + get<1>(tScS(v));
-          bool visible = key <= row / kGroup + delta && key < w.kv_len;
-          tSrS(v) = visible ? tSrS(v) * scale : -INFINITY;
-        }
+        const int limit[2] = {row_last_key[0] - n * T::kBlockN - col0, row_last_key[1] - n * T::kBlockN - col0};
+        scale_and_mask<true>(tSrS, scale, limit);
       } else {
-        CUTLASS_PRAGMA_UNROLL
-        for (int v = 0; v < size(tSrS); ++v) tSrS(v) *= scale;
+        const int limit[2] = {0, 0};
+        scale_and_mask<false>(tSrS, scale, limit);
       }
-      softmax.step(tSrS, tOrO);
+    };
+    auto to_bf16 = [&]() {  // P = bf16(S), in the PV GEMM's A-operand registers
       CUTLASS_PRAGMA_UNROLL
       for (int v = 0; v < size(tSrS); v += 2) {
         __nv_bfloat162 pr = __floats2bfloat162_rn(tSrS(v), tSrS(v + 1));
         tOrP(v) = reinterpret_cast<typename T::Element const&>(pr.x);
         tOrP(v + 1) = reinterpret_cast<typename T::Element const&>(pr.y);
       }
+    };
+    auto release = [&](uint64_t* bar) {
+      __syncwarp();
+      if (lane == 0) mbar_arrive(bar);
+    };
+    float corr[2];
 
+    if (n_blocks > 0) {
+      mbar_wait(&ss.q_full, 0);
+      // First (diagonal) block: S, softmax, P. O is still zero: no rescale.
+      mbar_wait(&ss.k_full[0], 0);
+      cutlass::arch::fence_view_async_shared();  // cp.async writes -> wgmma (async proxy) reads
+      warpgroup_gemm<true, 0>(mma_qk, tSrQ, tSrK(_, _, _, 0), tSrS);
+      release(&ss.k_empty[0]);
+      scores(n_blocks - 1);
+      softmax.step(tSrS, corr);
+      to_bf16();
+    }
+    // Steady state, intra-warpgroup overlap: S(it) = Q K(it) and O += P(it-1)
+    // V(it-1) are both in flight on the tensor cores while the softmax of
+    // S(it) runs once its GEMM is done.
+    for (int it = 1; it < n_blocks; ++it) {
+      const int n = n_blocks - 1 - it;
+      const int stage = it % T::kStages, phase = (it / T::kStages) & 1;
+      const int pstage = (it - 1) % T::kStages, pphase = ((it - 1) / T::kStages) & 1;
+      mbar_wait(&ss.k_full[stage], phase);
+      cutlass::arch::fence_view_async_shared();
+      warpgroup_gemm<true, -1>(mma_qk, tSrQ, tSrK(_, _, _, stage), tSrS);
+      OnlineSoftmax::rescale(tOrO, corr);
+      mbar_wait(&ss.v_full[pstage], pphase);
+      cutlass::arch::fence_view_async_shared();
+      warpgroup_gemm<false, -1>(mma_pv, tOrP, tOrV(_, _, _, pstage), tOrO);
+      warpgroup_wait<1>();  // S(it) ready; P V still running
+      warpgroup_fence_operand(tSrS);
+      release(&ss.k_empty[stage]);
+      scores(n);
+      softmax.step(tSrS, corr);
+      warpgroup_wait<0>();  // P(it-1) V(it-1) done: P registers and V stage free
+      warpgroup_fence_operand(tOrO);
+      release(&ss.v_empty[pstage]);
+      to_bf16();
+    }
+    if (n_blocks > 0) {
+      const int it = n_blocks - 1;
+      const int stage = it % T::kStages, phase = (it / T::kStages) & 1;
+      OnlineSoftmax::rescale(tOrO, corr);
       mbar_wait(&ss.v_full[stage], phase);
       cutlass::arch::fence_view_async_shared();
-      warpgroup_gemm<false>(mma_pv, tOrP, tOrV(_, _, _, stage), tOrO);
-      __syncwarp();
-      if (lane == 0) mbar_arrive(&ss.v_empty[stage]);
+      warpgroup_gemm<false, 0>(mma_pv, tOrP, tOrV(_, _, _, stage), tOrO);
+      release(&ss.v_empty[stage]);
     }
 
     float lse[2];

@@ -61,9 +61,11 @@ struct KernelTraits {
   static constexpr int kSmemBytes = sizeof(SharedStorage);
 };
 
-// Runs one warpgroup GEMM over all k-blocks of the operands. `zero_init`
-// overwrites the accumulator on the first k-block. Waits for completion.
-template <bool zero_init, typename TiledMma, typename TA, typename TB, typename TC>
+// Issues one warpgroup GEMM over all k-blocks of the operands as one wgmma
+// group. `zero_init` overwrites the accumulator on the first k-block.
+// kWait >= 0 waits until at most kWait groups are pending; -1 returns at once
+// (the caller waits, and must not touch the accumulator until then).
+template <bool zero_init, int kWait, typename TiledMma, typename TA, typename TB, typename TC>
 __device__ __forceinline__ void warpgroup_gemm(TiledMma& tiled_mma, TA const& tCrA, TB const& tCrB, TC& tCrC) {
   constexpr bool is_rs = !cute::is_base_of<cute::GMMA::DescriptorIterator, typename TiledMma::FrgTypeA>::value;
   if constexpr (is_rs) warpgroup_fence_operand(const_cast<TA&>(tCrA));
@@ -76,7 +78,7 @@ __device__ __forceinline__ void warpgroup_gemm(TiledMma& tiled_mma, TA const& tC
     tiled_mma.accumulate_ = GMMA::ScaleOut::One;
   }
   warpgroup_commit_batch();
-  warpgroup_wait<0>();
+  if constexpr (kWait >= 0) warpgroup_wait<kWait>();
   warpgroup_fence_operand(tCrC);
   if constexpr (is_rs) warpgroup_fence_operand(const_cast<TA&>(tCrA));
 }

@@ -1,8 +1,9 @@
 // Online softmax on the S accumulator, in registers, in the exp2 domain.
 //
 // A thread of an m64nNk16 wgmma holds, for its two rows (r, r + 8), N/4 values
-// each: flat accumulator index v belongs to row half (v >> 1) & 1. The four
-// threads of a quad share the rows, so row reductions are two xor-shuffles.
+// each: flat accumulator index v belongs to row half (v >> 1) & 1, column
+// (v / 4) * 8 + (lane % 4) * 2 + v % 2. The four threads of a quad share the
+// rows, so row reductions are two xor-shuffles.
 #pragma once
 #include <cute/tensor.hpp>
 
@@ -23,6 +24,22 @@ __device__ __forceinline__ float quad_sum(float x) {
   return x + __shfl_xor_sync(0xffffffffu, x, 2);
 }
 
+// Scales S into the log2 domain and, where kMasked, sets keys past each
+// row's last visible key to -inf. `limit[h]` is the last visible key of row
+// half h minus this thread's first column of the block, so the test per
+// element is one compare against a compile-time column offset. Scaling before
+// the max keeps negative sm_scale right.
+template <bool kMasked, class TS>
+__device__ __forceinline__ void scale_and_mask(TS& tSrS, float scale, const int (&limit)[2]) {
+  CUTLASS_PRAGMA_UNROLL
+  for (int v = 0; v < cute::size(tSrS); ++v) {
+    const int col = (v / 4) * 8 + (v % 2);
+    float s = tSrS(v) * scale;
+    if constexpr (kMasked) s = col <= limit[(v >> 1) & 1] ? s : -INFINITY;
+    tSrS(v) = s;
+  }
+}
+
 struct OnlineSoftmax {
   float row_max[2];  // running max of the scaled (log2-domain) logits
   float row_sum[2];  // this thread's partial sum of exp2(s - row_max)
@@ -32,32 +49,49 @@ struct OnlineSoftmax {
     row_sum[0] = row_sum[1] = 0.f;
   }
 
-  // S holds scaled, masked logits (-inf where masked). Replaces S by the
-  // unnormalised probabilities and rescales O for the new running max.
-  template <class TS, class TO>
-  __device__ __forceinline__ void step(TS& tSrS, TO& tOrO) {
-    float mx[2] = {row_max[0], row_max[1]};
+  // S holds scaled, masked logits. Replaces S by the unnormalised
+  // probabilities, updates the running max and sum, and returns in `corr` the
+  // factor the O accumulator must be multiplied by before P V is added (the
+  // caller applies it when O is not in use by an in-flight wgmma).
+  template <class TS>
+  __device__ __forceinline__ void step(TS& tSrS, float (&corr)[2]) {
+    constexpr int N = decltype(cute::size(std::declval<TS&>()))::value;
+    static_assert(N % 16 == 0, "whole 16-column blocks");
+    // 4 independent partial maxima per row half: short dependency chains.
+    float mx[2][4];
     CUTLASS_PRAGMA_UNROLL
-    for (int v = 0; v < cute::size(tSrS); ++v) mx[(v >> 1) & 1] = fmaxf(mx[(v >> 1) & 1], tSrS(v));
-    float base[2], corr[2];
+    for (int h = 0; h < 2; ++h)
+      CUTLASS_PRAGMA_UNROLL
+      for (int a = 0; a < 4; ++a) mx[h][a] = row_max[h];
+    CUTLASS_PRAGMA_UNROLL
+    for (int v = 0; v < N; ++v) {
+      float& m = mx[(v >> 1) & 1][(v / 4) % 4 / 2 * 2 + (v & 1)];
+      m = fmaxf(m, tSrS(v));
+    }
+    float base[2];
     CUTLASS_PRAGMA_UNROLL
     for (int h = 0; h < 2; ++h) {
-      mx[h] = quad_max(mx[h]);
+      float m = quad_max(fmaxf(fmaxf(mx[h][0], mx[h][1]), fmaxf(mx[h][2], mx[h][3])));
       // A row that has seen no key yet keeps max -inf: subtract 0 instead so
       // exp2 gives 0, not NaN.
-      base[h] = mx[h] == -INFINITY ? 0.f : mx[h];
+      base[h] = m == -INFINITY ? 0.f : m;
       corr[h] = fast_exp2(row_max[h] - base[h]);
-      row_max[h] = mx[h];
+      row_max[h] = m;
     }
-    float sum[2] = {0.f, 0.f};
+    float sum[2][4] = {{0.f, 0.f, 0.f, 0.f}, {0.f, 0.f, 0.f, 0.f}};
     CUTLASS_PRAGMA_UNROLL
-    for (int v = 0; v < cute::size(tSrS); ++v) {
+    for (int v = 0; v < N; ++v) {
       float e = fast_exp2(tSrS(v) - base[(v >> 1) & 1]);
       tSrS(v) = e;
-      sum[(v >> 1) & 1] += e;
+      sum[(v >> 1) & 1][(v / 4) % 4 / 2 * 2 + (v & 1)] += e;
     }
     CUTLASS_PRAGMA_UNROLL
-    for (int h = 0; h < 2; ++h) row_sum[h] = row_sum[h] * corr[h] + sum[h];
+    for (int h = 0; h < 2; ++h)
+      row_sum[h] = row_sum[h] * corr[h] + ((sum[h][0] + sum[h][1]) + (sum[h][2] + sum[h][3]));
+  }
+
+  template <class TO>
+  __device__ __forceinline__ static void rescale(TO& tOrO, const float (&corr)[2]) {
     CUTLASS_PRAGMA_UNROLL
     for (int v = 0; v < cute::size(tOrO); ++v) tOrO(v) *= corr[(v >> 1) & 1];
   }
