@@ -582,6 +582,9 @@ fn bitwise_equal(a: &Output, b: &Output) -> bool {
 /// Two different problems on two streams of one context, launched 20 times
 /// each from two threads at once through one `&PagedPrefill`: both results
 /// bitwise equal to a lone launch and within the bound of the reference.
+/// Then `launch_checked` and `take_device_errors` from a fresh thread that
+/// never made the context current (the threads above bind it first, since
+/// `DeviceBuffers::poison` does not): `Ok` and the same result.
 #[test]
 fn two_streams_concurrently() {
     let b = gpu_or_skip!("two_streams_concurrently");
@@ -669,10 +672,31 @@ fn two_streams_concurrently() {
         &c2,
         &alone2.reference,
     );
+    // A thread that never made the context current calls the public API
+    // only: PagedPrefill (Send + Sync) must not need the caller to bind it.
+    let fresh = std::thread::scope(|sc| {
+        sc.spawn(|| -> Result<(), Error> {
+            b1.with_views(|v, out, lse| kernel.launch_checked(&s1, v, out, lse))?;
+            kernel.take_device_errors(&s1)
+        })
+        .join()
+    });
+    if let Err(e) = fresh.expect("fresh thread panicked") {
+        panic!(
+            "launch_checked / take_device_errors from a thread that never bound the CUDA context \
+             failed: {e} (the launch API should make its context current itself)"
+        );
+    }
+    let c1b = b1.download(&s1).unwrap();
+    assert!(
+        bitwise_equal(&c1b, &alone1.fast),
+        "problem 1 ({}): launch_checked from a fresh thread differs from the lone launch",
+        w1.name
+    );
     println!(
         "two_streams_concurrently: ok, {REPS} launches per stream from 2 threads; problem 1: {} tokens \
          / {} seqs (err {:.2e}), problem 2: {} tokens / {} seqs (err {:.2e}); bitwise equal to lone \
-         launches; {:.1} s",
+         launches; checked launch from an unbound thread ok; {:.1} s",
         w1.total_q,
         w1.batch(),
         r1.max_abs_out,
