@@ -48,7 +48,7 @@ __device__ __forceinline__ void attention_tile(const Params& p) {
   __syncthreads();
 
   const WorkTile w = decode_tile<T::kBlockM>(p, blockIdx.x);
-  if (warp == 4) validate_indptrs(p, (long long)blockIdx.x * 32);
+  if (warp == 4) validate_indptrs(p, (long long)blockIdx.x * 32);  // first consumer warp
   if (!w.valid) return;
 
   // Causal extent of the tile. Packed row r is token r / 6; token i sees keys
@@ -75,17 +75,20 @@ __device__ __forceinline__ void attention_tile(const Params& p) {
     const uint32_t sk = cute::cast_smem_ptr_to_uint(ss.k);
     const uint32_t sv = cute::cast_smem_ptr_to_uint(ss.v);
     constexpr int kStageBytes = T::kBlockN * kHeadDim * 2;
+    // Page ids of the first (diagonal) block go out before Q; each later
+    // block's ids are loaded right after the previous block's cp.asyncs are
+    // issued, so their latency hides behind the wait for a free stage.
+    int pid[T::kBlockN / GatherLoader<T>::kRowsPerPass];
+    loader.load_page_ids(p, w, n_blocks - 1, pid);
     loader.load_q(p, w, m0, sq, &ss.q_full);
     for (int it = 0; it < n_blocks; ++it) {
-      const int n = n_blocks - 1 - it;  // diagonal (masked) blocks first
       const int stage = it % T::kStages;
       const int phase = (it / T::kStages) & 1;
-      int pid[T::kBlockN / GatherLoader<T>::kRowsPerPass];
-      loader.load_page_ids(p, w, n, pid);
       mbar_wait(&ss.k_empty[stage], phase ^ 1);
       loader.load_kv(p.k_cache, w, pid, sk + stage * kStageBytes, &ss.k_full[stage]);
       mbar_wait(&ss.v_empty[stage], phase ^ 1);
       loader.load_kv(p.v_cache, w, pid, sv + stage * kStageBytes, &ss.v_full[stage]);
+      if (it + 1 < n_blocks) loader.load_page_ids(p, w, n_blocks - 2 - it, pid);  // diagonal blocks first
     }
   } else {
     // ---------------- consumer warpgroups ----------------
@@ -140,6 +143,18 @@ __device__ __forceinline__ void attention_tile(const Params& p) {
         tOrP(v + 1) = reinterpret_cast<typename T::Element const&>(pr.y);
       }
     };
+    // Ping-pong between the consumer warpgroups (named barriers 3 and 4): a
+    // warpgroup issues its GEMMs only after the other has issued its own, so
+    // the tensor cores alternate between them and one warpgroup's softmax runs
+    // under the other's GEMMs.
+    const int my_turn = 3 + cw, other_turn = 3 + (cw ^ 1);
+    auto wait_turn = [&]() {
+      if constexpr (T::kConsumerWGs == 2) cutlass::arch::NamedBarrier::sync(T::kConsumerThreads, my_turn);
+    };
+    auto pass_turn = [&]() {
+      if constexpr (T::kConsumerWGs == 2) cutlass::arch::NamedBarrier::arrive(T::kConsumerThreads, other_turn);
+    };
+    if (cw == 1 && n_blocks > 0) pass_turn();  // warpgroup 0 goes first
     auto release = [&](uint64_t* bar) {
       __syncwarp();
       if (lane == 0) mbar_arrive(bar);
@@ -151,7 +166,11 @@ __device__ __forceinline__ void attention_tile(const Params& p) {
       // First (diagonal) block: S, softmax, P. O is still zero: no rescale.
       mbar_wait(&ss.k_full[0], 0);
       cutlass::arch::fence_view_async_shared();  // cp.async writes -> wgmma (async proxy) reads
-      warpgroup_gemm<true, 0>(mma_qk, tSrQ, tSrK(_, _, _, 0), tSrS);
+      wait_turn();
+      warpgroup_gemm<true, -1>(mma_qk, tSrQ, tSrK(_, _, _, 0), tSrS);
+      pass_turn();
+      warpgroup_wait<0>();
+      warpgroup_fence_operand(tSrS);
       release(&ss.k_empty[0]);
       scores(n_blocks - 1);
       softmax.step(tSrS, corr);
@@ -165,12 +184,13 @@ __device__ __forceinline__ void attention_tile(const Params& p) {
       const int stage = it % T::kStages, phase = (it / T::kStages) & 1;
       const int pstage = (it - 1) % T::kStages, pphase = ((it - 1) / T::kStages) & 1;
       mbar_wait(&ss.k_full[stage], phase);
-      cutlass::arch::fence_view_async_shared();
-      warpgroup_gemm<true, -1>(mma_qk, tSrQ, tSrK(_, _, _, stage), tSrS);
-      OnlineSoftmax::rescale(tOrO, corr);
       mbar_wait(&ss.v_full[pstage], pphase);
       cutlass::arch::fence_view_async_shared();
+      OnlineSoftmax::rescale(tOrO, corr);
+      wait_turn();
+      warpgroup_gemm<true, -1>(mma_qk, tSrQ, tSrK(_, _, _, stage), tSrS);
       warpgroup_gemm<false, -1>(mma_pv, tOrP, tOrV(_, _, _, pstage), tOrO);
+      pass_turn();
       warpgroup_wait<1>();  // S(it) ready; P V still running
       warpgroup_fence_operand(tSrS);
       release(&ss.k_empty[stage]);
@@ -187,7 +207,11 @@ __device__ __forceinline__ void attention_tile(const Params& p) {
       OnlineSoftmax::rescale(tOrO, corr);
       mbar_wait(&ss.v_full[stage], phase);
       cutlass::arch::fence_view_async_shared();
-      warpgroup_gemm<false, 0>(mma_pv, tOrP, tOrV(_, _, _, stage), tOrO);
+      wait_turn();
+      warpgroup_gemm<false, -1>(mma_pv, tOrP, tOrV(_, _, _, stage), tOrO);
+      if (cw == 0) pass_turn();  // the last turn of warpgroup 1 is not awaited
+      warpgroup_wait<0>();
+      warpgroup_fence_operand(tOrO);
       release(&ss.v_empty[stage]);
     }
 
@@ -197,18 +221,32 @@ __device__ __forceinline__ void attention_tile(const Params& p) {
   }
 }
 
-using Traits128 = KernelTraits</*kBlockM=*/128, /*kBlockN=*/128, /*kStages=*/2>;
+// Two configurations (the host picks one per call, see src/backend/cuda/kernel.rs):
+//  m128: 128 rows, two consumer warpgroups, 128-key blocks, 3 stages, one CTA
+//        per SM: least K/V traffic per FLOP, for long sequences;
+//  m64:  64 rows, one consumer warpgroup, 64-key blocks, 2 stages, two CTAs per
+//        SM: twice the CTAs in flight, so the load-latency chain of one CTA
+//        hides behind another's math, for batches of short sequences.
+using TraitsM128 = KernelTraits</*kBlockM=*/128, /*kBlockN=*/128, /*kStages=*/3, /*kCtasPerSm=*/1>;
+using TraitsM64 = KernelTraits</*kBlockM=*/64, /*kBlockN=*/64, /*kStages=*/2, /*kCtasPerSm=*/2>;
 
 }  // namespace pagedattn
 
-// Entry point; launched with Traits128::kThreads threads, kSmemBytes dynamic
-// shared memory, and grid = 4 * tiles_per_head CTAs.
-extern "C" __global__ void __launch_bounds__(pagedattn::Traits128::kThreads, 1)
+// Entry points; launched with Traits::kThreads threads, Traits::kSmemBytes
+// dynamic shared memory, and grid = 4 * tiles_per_head(total_q, batch, kBlockM).
+extern "C" __global__ void __launch_bounds__(pagedattn::TraitsM128::kThreads, 1)
     paged_prefill_m128(const __grid_constant__ pagedattn::Params p) {
 #if defined(__CUDA_ARCH__)
-  pagedattn::attention_tile<pagedattn::Traits128>(p);
+  pagedattn::attention_tile<pagedattn::TraitsM128>(p);
+#endif
+}
+extern "C" __global__ void __launch_bounds__(pagedattn::TraitsM64::kThreads, 2)
+    paged_prefill_m64(const __grid_constant__ pagedattn::Params p) {
+#if defined(__CUDA_ARCH__)
+  pagedattn::attention_tile<pagedattn::TraitsM64>(p);
 #endif
 }
 
-// Shared memory the entry point needs (read by the host through cuModuleGetGlobal).
-extern "C" __device__ const int paged_prefill_m128_smem_bytes = pagedattn::Traits128::kSmemBytes;
+// Shared memory each entry point needs (read by the host through cuModuleGetGlobal).
+extern "C" __device__ const int paged_prefill_m128_smem_bytes = pagedattn::TraitsM128::kSmemBytes;
+extern "C" __device__ const int paged_prefill_m64_smem_bytes = pagedattn::TraitsM64::kSmemBytes;

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs on a Hopper GPU machine from the repo root, over binaries built
 # elsewhere (scripts/dist.sh puts them in dist/). Steps are picked by name:
-#   bash scripts/device-run.sh tests bench sanitize ncu peer
+#   bash scripts/device-run.sh tests reliability bench bench-m64 bench-m128 sanitize ncu peer
 # Logs and JSON land in $OUT (default /tmp/out); a short summary prints last.
 set -uo pipefail
 OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"
@@ -19,6 +19,17 @@ for s in "$@"; do
       timeout 500 "$D/gpu_tests" --test-threads=1 --nocapture > "$OUT/gpu_tests.log" 2>&1
       rc=$?; grep -E "^(test |seed |scale |fast|reference|determinism|bad|GPU test seed)|panicked|differs" "$OUT/gpu_tests.log" | head -80
       summary+=("gpu tests rc=$rc: $(grep -E '^test result' "$OUT/gpu_tests.log")") ;;
+    reliability)
+      step "GPU reliability tests"
+      timeout 400 "$D/gpu_reliability" --test-threads=1 --nocapture > "$OUT/gpu_reliability.log" 2>&1
+      rc=$?; grep -E "^test |panicked|: ok|SKIPPED|seed" "$OUT/gpu_reliability.log" | cut -c1-300 | head -60
+      summary+=("gpu reliability rc=$rc: $(grep -E '^test result' "$OUT/gpu_reliability.log")") ;;
+    bench-m64|bench-m128)
+      cfg=${s#bench-}
+      step "bench (cuda, tile config forced to $cfg)"
+      PAGEDATTN_TILE=$cfg timeout 400 "$D/pagedattn" bench --backend cuda --json "$OUT/bench-$cfg.json" > "$OUT/bench-$cfg.txt" 2> "$OUT/bench-$cfg.err"
+      rc=$?; grep -E "^\| (seed|scale)" "$OUT/bench-$cfg.txt" | awk -F'|' '{print $2, $6, $10}'; grep geomean "$OUT/bench-$cfg.txt"
+      summary+=("bench $cfg rc=$rc") ;;
     bench)
       step "bench (cuda)"
       timeout 400 "$D/pagedattn" bench --backend cuda --json "$OUT/bench.json" > "$OUT/bench.txt" 2> "$OUT/bench.err"

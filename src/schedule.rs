@@ -3,29 +3,96 @@
 //!
 //! GQA packing: the 6 query heads that share a kv head are laid out as
 //! consecutive rows, token-major: packed row `r` of a sequence is token `r / 6`,
-//! query head `kv_head * 6 + r % 6`. A tile is `BLOCK_M` packed rows of one
+//! query head `kv_head * 6 + r % 6`. A tile is `block_m` packed rows of one
 //! sequence and one kv head; it loads each key/value row once for all 6 heads.
 //!
 //! Tiles of all sequences are numbered without knowing the sequence lengths on
 //! the host: sequence `b` owns tiles `tile_start(b) .. tile_start(b + 1)` with
-//! `tile_start(b) = floor(6 * qo_indptr[b] / BLOCK_M) + b`. That range always
-//! holds the `ceil(6 * q_len / BLOCK_M)` tiles the sequence needs (at most one
+//! `tile_start(b) = floor(6 * qo_indptr[b] / block_m) + b`. That range always
+//! holds the `ceil(6 * q_len / block_m)` tiles the sequence needs (at most one
 //! spare, which exits at once), so the grid size depends only on `total_q` and
-//! `batch`, both known from the shapes: no host synchronisation.
+//! `batch`, both known from the shapes: no host synchronisation, and a captured
+//! graph stays valid when the indptr contents change.
 
 use crate::problem::GROUP_SIZE;
 
-/// Packed rows (token x head) per tile.
-pub const BLOCK_M: usize = 128;
-/// Keys per inner step.
-pub const BLOCK_N: usize = 128;
+/// The kernel configurations (tile shapes) the CUDA backend has.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize)]
+pub enum TileConfig {
+    /// 128 packed rows x 128-key blocks, two consumer warpgroups, one CTA per
+    /// SM: least K/V traffic per FLOP, for long sequences.
+    M128,
+    /// 64 packed rows x 64-key blocks, one consumer warpgroup, two CTAs per SM:
+    /// more CTAs in flight to hide load latency, for batches of short sequences.
+    M64,
+}
+
+impl TileConfig {
+    /// Packed rows per tile.
+    pub fn block_m(self) -> usize {
+        match self {
+            TileConfig::M128 => 128,
+            TileConfig::M64 => 64,
+        }
+    }
+    /// Keys per inner step.
+    pub fn block_n(self) -> usize {
+        match self {
+            TileConfig::M128 => 128,
+            TileConfig::M64 => 64,
+        }
+    }
+
+    /// The configuration for a call, from what the host knows without reading
+    /// device memory: the mean query length `total_q / batch`. Short sequences
+    /// give few key blocks per tile, so a tile's cost is mostly load latency,
+    /// which the two-CTAs-per-SM configuration hides; long ones are bound by
+    /// math and K/V traffic, which 128-row tiles halve.
+    pub fn choose(total_q: usize, batch: usize) -> TileConfig {
+        if batch == 0 || total_q / batch < M64_MAX_MEAN_Q_LEN {
+            TileConfig::M64
+        } else {
+            TileConfig::M128
+        }
+    }
+}
+
+/// Mean query length below which [`TileConfig::choose`] picks `M64`.
+pub const M64_MAX_MEAN_Q_LEN: usize = 768;
 
 /// First tile index of sequence `b`, given `qo_indptr[b]`.
-pub fn tile_start(qo_start: usize, b: usize) -> usize {
-    GROUP_SIZE * qo_start / BLOCK_M + b
+pub fn tile_start(qo_start: usize, b: usize, block_m: usize) -> usize {
+    GROUP_SIZE * qo_start / block_m + b
 }
 
 /// Tiles per kv head for a call: an upper bound that needs only the shapes.
-pub fn tiles_per_head(total_q: usize, batch: usize) -> usize {
-    tile_start(total_q, batch)
+pub fn tiles_per_head(total_q: usize, batch: usize, block_m: usize) -> usize {
+    tile_start(total_q, batch, block_m)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every sequence's tile range holds the tiles it needs, for any lengths.
+    #[test]
+    fn tile_ranges_cover_every_sequence() {
+        for block_m in [64, 128] {
+            let mut qo = vec![0usize];
+            for (i, len) in [0usize, 1, 5, 21, 22, 43, 128, 129, 0, 700, 3]
+                .iter()
+                .enumerate()
+            {
+                qo.push(qo[i] + len);
+            }
+            for b in 0..qo.len() - 1 {
+                let have = tile_start(qo[b + 1], b + 1, block_m) - tile_start(qo[b], b, block_m);
+                let need = (GROUP_SIZE * (qo[b + 1] - qo[b])).div_ceil(block_m);
+                assert!(
+                    have >= need && have <= need + 1,
+                    "b={b} have={have} need={need}"
+                );
+            }
+        }
+    }
 }

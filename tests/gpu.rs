@@ -13,6 +13,7 @@ use pagedattn::backend::cuda::{CudaBackend, DeviceBuffers};
 use pagedattn::check::compare;
 use pagedattn::generate::{edge_cases, random_batch, BatchSpec};
 use pagedattn::problem::{HostProblem, Output};
+use pagedattn::schedule::TileConfig;
 use pagedattn::workload::{embedded_scale, embedded_seed, Workload};
 use pagedattn::Error;
 
@@ -146,7 +147,7 @@ fn fast_kernel_random_batches_match_reference() {
         // stays a few tens of thousands of tokens.
         let s = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15).wrapping_add(i);
         let batch = (300f64.powf((s % 1000) as f64 / 999.0)).round().max(1.0) as usize;
-        let max_q = (60_000 / batch).clamp(1, 700);
+        let max_q = (20_000 / batch).clamp(1, 700);
         let spec = BatchSpec {
             max_batch: batch,
             exact_batch: true,
@@ -394,4 +395,39 @@ fn bad_indptrs_in_device_memory_are_reported() {
         );
     }
     println!("bad indptrs in device memory: reported, no fault");
+}
+
+/// Both tile configurations, forced, on random batches and a few seed
+/// workloads (the per-call choice only picks between them).
+#[test]
+fn both_tile_configs_match_reference() {
+    let _ = gpu_or_skip!("both_tile_configs_match_reference");
+    let seed = run_seed();
+    let seeds = embedded_seed().unwrap();
+    for config in [TileConfig::M64, TileConfig::M128] {
+        let mut b = CudaBackend::new().expect("backend");
+        b.force_config(Some(config));
+        let mut cases: Vec<Workload> = [0usize, 2, 9, 12, 18]
+            .iter()
+            .map(|&i| seeds[i].clone())
+            .collect();
+        for i in 0..60u64 {
+            let spec = BatchSpec {
+                max_batch: 40,
+                max_q_len: 300,
+                max_extra_kv: 300,
+                max_spare_pages: 32,
+                ..Default::default()
+            };
+            cases.push(random_batch(seed ^ (0x300 + i), &spec));
+        }
+        for w in &cases {
+            let inputs = w.inputs(seed);
+            let p = inputs.problem();
+            let got = run_fast(&b, &p).unwrap_or_else(|e| panic!("{config:?} {}: {e}", w.name));
+            let r = b.reference(&p).expect("reference");
+            assert_close(&format!("{config:?} {}", w.name), &got, &r);
+        }
+        println!("tile config {config:?}: {} cases ok", cases.len());
+    }
 }

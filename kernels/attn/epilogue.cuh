@@ -24,7 +24,7 @@ __device__ __forceinline__ void store_output(const Params& p, const WorkTile& w,
       int r = m0 + cute::get<0>(tOcO(2 * h));
       if (r < rows_total) {
         int token = r / kGroup, head = w.kv_head * kGroup + r % kGroup;
-        p.lse[(w.q_start + token) * kNumQoHeads + head] = lse[h];
+        p.lse[(long long)(w.q_start + token) * kNumQoHeads + head] = lse[h];
       }
     }
   }
@@ -39,7 +39,7 @@ __device__ __forceinline__ void store_output(const Params& p, const WorkTile& w,
     if (r < rows_total) {
       int token = r / kGroup, head = w.kv_head * kGroup + r % kGroup;
       uint4 val = *reinterpret_cast<const uint4*>(&sO(row, chunk * 8));
-      *reinterpret_cast<uint4*>(p.out + ((w.q_start + token) * kNumQoHeads + head) * (long long)kHeadDim +
+      *reinterpret_cast<uint4*>(p.out + ((long long)(w.q_start + token) * kNumQoHeads + head) * kHeadDim +
                                 chunk * 8) = val;
     }
   }

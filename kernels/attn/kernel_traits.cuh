@@ -10,7 +10,7 @@
 namespace pagedattn {
 using namespace cute;
 
-template <int kBlockM_, int kBlockN_, int kStages_>
+template <int kBlockM_, int kBlockN_, int kStages_, int kCtasPerSm_>
 struct KernelTraits {
   using Element = cutlass::bfloat16_t;
   static constexpr int kBlockM = kBlockM_;       // packed (token, head) rows per tile
@@ -22,8 +22,12 @@ struct KernelTraits {
   static constexpr int kThreads = kProducerThreads + kConsumerThreads;
   // setmaxnreg budgets: the gather producer needs few registers, the consumers
   // hold S (64 fp32) and O (64 fp32) accumulators per thread.
+  static constexpr int kCtasPerSm = kCtasPerSm_;
   static constexpr int kProducerRegs = 56;
-  static constexpr int kConsumerRegs = 224;
+  // What the register file leaves the consumers once the producers have theirs.
+  static constexpr int kConsumerRegs =
+      ((65536 / kCtasPerSm - kProducerThreads * kProducerRegs) / kConsumerThreads) / 8 * 8;
+  static_assert(kConsumerRegs >= 152 && kConsumerRegs <= 240, "consumer register budget");
 
   using TileShapeQK = Shape<Int<kBlockM>, Int<kBlockN>, Int<kHeadDim>>;
   using TileShapePV = Shape<Int<kBlockM>, Int<kHeadDim>, Int<kBlockN>>;

@@ -48,7 +48,7 @@ struct GatherLoader {
       bool valid = r < rows_total;
       int token = r / kGroup, head = w.kv_head * kGroup + r % kGroup;
       const __nv_bfloat16* src =
-          valid ? p.q + ((w.q_start + token) * kNumQoHeads + head) * (long long)kHeadDim + chunk * 8 : p.q;
+          valid ? p.q + ((long long)(w.q_start + token) * kNumQoHeads + head) * kHeadDim + chunk * 8 : p.q;
       cp_async_16_zfill(sq + q_off + i * 1024, src, valid);
     }
     cutlass::arch::cpasync_barrier_arrive_noinc(full);
@@ -64,7 +64,7 @@ struct GatherLoader {
       int j = n * T::kBlockN + row0 + i * kRowsPerPass;
       int id = -1;
       if (j < w.kv_len) {
-        id = __ldg(p.kv_indices + w.kv_start + j);
+        id = __ldg(p.kv_indices + (long long)w.kv_start + j);
         if (id < 0 || id >= p.num_pages) {
           bad = 1;
           id = -1;
@@ -81,7 +81,11 @@ struct GatherLoader {
     const __nv_bfloat16* head_base = cache + w.kv_head * kHeadDim + chunk * 8;
     CUTLASS_PRAGMA_UNROLL
     for (int i = 0; i < T::kBlockN / kRowsPerPass; ++i) {
+#ifdef PAGEDATTN_DIAG_NO_KV_LOAD
+      bool valid = false;  // diagnostic build: no K/V bytes read
+#else
       bool valid = pid[i] >= 0;
+#endif
       const __nv_bfloat16* src = valid ? head_base + (long long)pid[i] * (kNumKvHeads * kHeadDim) : cache;
       cp_async_16_zfill(skv + kv_off + i * 1024, src, valid);
     }

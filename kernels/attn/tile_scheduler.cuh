@@ -13,9 +13,9 @@ struct WorkTile {
   int seq;          // sequence index b
   int kv_head;      // 0..3
   int m_block;      // row block inside the sequence
-  long long q_start;
+  int q_start;      // int is enough: indptrs are int32 (offsets are widened at use)
   int q_len;
-  long long kv_start;
+  int kv_start;
   int kv_len;
   bool valid;       // false: spare tile or bad sequence: nothing to do
 };
@@ -67,8 +67,8 @@ __device__ __forceinline__ WorkTile decode_tile(const Params& p, int linear) {
   long long mb = t - ts;
   if (mb < 0 || mb * kBlockM >= (q1 - q0) * kGroup) return w;  // spare tile
   w.m_block = (int)mb;
-  w.q_start = q0; w.q_len = (int)(q1 - q0);
-  w.kv_start = k0; w.kv_len = (int)(k1 - k0);
+  w.q_start = (int)q0; w.q_len = (int)(q1 - q0);
+  w.kv_start = (int)k0; w.kv_len = (int)(k1 - k0);
   w.valid = true;
   return w;
 }

@@ -21,9 +21,17 @@ pub const PTXAS_REPORT: &str = include_str!(concat!(env!("OUT_DIR"), "/ptxas_rep
 #[cfg(not(pagedattn_kernels))]
 pub const PTXAS_REPORT: &str = "built without GPU kernels";
 
-pub(crate) const KERNEL_M128: &str = "paged_prefill_m128";
-pub(crate) const KERNEL_M128_SMEM: &str = "paged_prefill_m128_smem_bytes";
-pub(crate) const KERNEL_M128_THREADS: u32 = 384;
+/// Entry point, its shared-memory size symbol and its block size, per tile configuration.
+pub(crate) fn entry(config: crate::schedule::TileConfig) -> (&'static str, &'static str, u32) {
+    match config {
+        crate::schedule::TileConfig::M128 => {
+            ("paged_prefill_m128", "paged_prefill_m128_smem_bytes", 384)
+        }
+        crate::schedule::TileConfig::M64 => {
+            ("paged_prefill_m64", "paged_prefill_m64_smem_bytes", 256)
+        }
+    }
+}
 pub(crate) const REFERENCE_KERNEL: &str = "reference_attention";
 
 /// Bits the kernel ORs into its error flag (`ErrorBits` in params.cuh).

@@ -15,7 +15,7 @@ use half::bf16;
 use super::ffi::{self, Params};
 use crate::error::{Error, Result};
 use crate::problem::{check_len, check_sm_scale, Dims};
-use crate::schedule;
+use crate::schedule::{self, TileConfig};
 
 /// Inputs of one call, in device memory.
 pub struct DeviceProblem<'a, Q, KV, I>
@@ -47,12 +47,20 @@ where
 /// instance may launch on several streams from several threads.
 pub struct PagedPrefill {
     ctx: Arc<CudaContext>,
-    kernel: CudaFunction,
-    smem_bytes: u32,
+    kernels: Vec<(TileConfig, Kernel)>,
+    /// Forced tile configuration (None: [`TileConfig::choose`] per call).
+    force: Option<TileConfig>,
     reference: CudaFunction,
     /// Device-side error flag (ErrorBits), OR-ed by every launch.
     error_flag: CudaSlice<i32>,
     checked: Mutex<()>,
+}
+
+/// One loaded entry point.
+struct Kernel {
+    func: CudaFunction,
+    smem_bytes: u32,
+    threads: u32,
 }
 
 /// A device buffer's address range, for alignment and aliasing checks.
@@ -102,31 +110,44 @@ impl PagedPrefill {
             )));
         }
         let module = ctx.load_module(Ptx::from_binary(attn_cubin.to_vec()))?;
-        let kernel = module.load_function(ffi::KERNEL_M128)?;
         let stream = ctx.default_stream();
-        let smem_bytes = {
-            let global = module.get_global(ffi::KERNEL_M128_SMEM, &stream)?;
-            let bytes: Vec<u8> = stream.clone_dtoh(&global)?;
-            let arr: [u8; 4] = bytes
-                .get(..4)
-                .and_then(|b| b.try_into().ok())
-                .ok_or_else(|| {
-                    Error::Driver("kernel smem size symbol has the wrong size".into())
-                })?;
-            i32::from_le_bytes(arr) as u32
-        };
-        kernel.set_attribute(
-            sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-            smem_bytes as i32,
-        )?;
+        let mut kernels = Vec::new();
+        for config in [TileConfig::M128, TileConfig::M64] {
+            let (name, smem_symbol, threads) = ffi::entry(config);
+            let func = module.load_function(name)?;
+            let smem_bytes = {
+                let global = module.get_global(smem_symbol, &stream)?;
+                let bytes: Vec<u8> = stream.clone_dtoh(&global)?;
+                let arr: [u8; 4] =
+                    bytes
+                        .get(..4)
+                        .and_then(|b| b.try_into().ok())
+                        .ok_or_else(|| {
+                            Error::Driver("kernel smem size symbol has the wrong size".into())
+                        })?;
+                i32::from_le_bytes(arr) as u32
+            };
+            func.set_attribute(
+                sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                smem_bytes as i32,
+            )?;
+            kernels.push((
+                config,
+                Kernel {
+                    func,
+                    smem_bytes,
+                    threads,
+                },
+            ));
+        }
         let ref_module = ctx.load_module(Ptx::from_binary(ref_cubin.to_vec()))?;
         let reference = ref_module.load_function(ffi::REFERENCE_KERNEL)?;
         let error_flag = stream.alloc_zeros::<i32>(1)?;
         stream.synchronize()?;
         Ok(PagedPrefill {
             ctx: ctx.clone(),
-            kernel,
-            smem_bytes,
+            kernels,
+            force: None,
             reference,
             error_flag,
             checked: Mutex::new(()),
@@ -138,9 +159,26 @@ impl PagedPrefill {
         &self.ctx
     }
 
-    /// Dynamic shared memory per CTA of the attention kernel, bytes.
-    pub fn smem_bytes(&self) -> u32 {
-        self.smem_bytes
+    /// Uses `config` for every call instead of choosing per call (for
+    /// benchmarks and tests of each configuration).
+    pub fn force_config(&mut self, config: Option<TileConfig>) {
+        self.force = config;
+    }
+
+    /// The tile configuration a call of these dimensions uses.
+    pub fn config_for(&self, dims: &Dims) -> TileConfig {
+        self.force
+            .unwrap_or_else(|| TileConfig::choose(dims.total_q, dims.batch))
+    }
+
+    fn kernel(&self, config: TileConfig) -> &Kernel {
+        // Both configurations are loaded in `new`.
+        &self
+            .kernels
+            .iter()
+            .find(|(c, _)| *c == config)
+            .unwrap_or(&self.kernels[0])
+            .1
     }
 
     /// Validates everything that can be checked without reading device memory
@@ -171,7 +209,7 @@ impl PagedPrefill {
         check_len("kv_indices", d.num_kv_indices, p.kv_indices.len())?;
         check_len("output", d.q_elems(), out.len())?;
         check_len("lse", d.lse_elems(), lse.len())?;
-        let tiles = schedule::tiles_per_head(d.total_q, d.batch);
+        let tiles = schedule::tiles_per_head(d.total_q, d.batch, self.config_for(d).block_m());
         let grid = tiles as u128 * crate::problem::NUM_KV_HEADS as u128;
         if grid > i32::MAX as u128 {
             return Err(Error::TooLarge {
@@ -270,12 +308,13 @@ impl PagedPrefill {
         if grid == 0 {
             return Ok(()); // no sequences and no rows: nothing to compute
         }
+        let k = self.kernel(self.config_for(&p.dims));
         let cfg = LaunchConfig {
             grid_dim: (grid, 1, 1),
-            block_dim: (ffi::KERNEL_M128_THREADS, 1, 1),
-            shared_mem_bytes: self.smem_bytes,
+            block_dim: (k.threads, 1, 1),
+            shared_mem_bytes: k.smem_bytes,
         };
-        let mut b = stream.launch_builder(&self.kernel);
+        let mut b = stream.launch_builder(&k.func);
         b.arg(&params);
         // SAFETY: params were validated above: every buffer has the length its
         // shape needs, and the kernel bounds-checks all index contents.
@@ -323,6 +362,8 @@ impl PagedPrefill {
     }
 
     fn reset_flag(&self, stream: &CudaStream) -> Result<()> {
+        // The raw memset needs the context current on this thread.
+        self.ctx.bind_to_thread()?;
         let (ptr, _g) = self.error_flag.device_ptr(stream);
         // SAFETY: 4 bytes owned by self.error_flag.
         unsafe { cudarc::driver::result::memset_d8_async(ptr, 0, 4, stream.cu_stream()) }?;

@@ -21,6 +21,7 @@ pub use kernel::{DeviceProblem, PagedPrefill};
 use crate::backend::{Backend, Peaks, Prepared};
 use crate::error::{Error, Result};
 use crate::problem::{validate, Dims, HostProblem, Output};
+use crate::schedule::TileConfig;
 
 /// The CUDA backend bound to device 0, with its own stream.
 pub struct CudaBackend {
@@ -47,7 +48,13 @@ impl CudaBackend {
         // SAFETY: every buffer of this backend is used on `stream` only.
         unsafe { ctx.disable_event_tracking() };
         let stream = ctx.new_stream()?;
-        let attn = PagedPrefill::new(&ctx)?;
+        let mut attn = PagedPrefill::new(&ctx)?;
+        // PAGEDATTN_TILE=m64|m128 forces one tile configuration (benchmarks).
+        attn.force_config(match std::env::var("PAGEDATTN_TILE").as_deref() {
+            Ok("m64") => Some(TileConfig::M64),
+            Ok("m128") => Some(TileConfig::M128),
+            _ => None,
+        });
         let name = ctx.name().unwrap_or_else(|_| "unknown GPU".into());
         let sms = ctx
             .attribute(
@@ -69,6 +76,11 @@ impl CudaBackend {
     /// The loaded kernels.
     pub fn kernel(&self) -> &PagedPrefill {
         &self.attn
+    }
+
+    /// Forces one tile configuration for every call (None: chosen per call).
+    pub fn force_config(&mut self, config: Option<TileConfig>) {
+        self.attn.force_config(config);
     }
 
     /// The backend's stream.

@@ -19,6 +19,8 @@ pub(crate) fn fill_bytes<T, B: DevicePtrMut<T>>(
     if bytes == 0 {
         return Ok(());
     }
+    // The raw memset needs the context current on this thread.
+    stream.context().bind_to_thread()?;
     let (ptr, _g) = buf.device_ptr_mut(stream);
     // SAFETY: `bytes` bytes at `ptr` belong to `buf`.
     unsafe { cudarc::driver::result::memset_d8_async(ptr, byte, bytes, stream.cu_stream()) }?;
