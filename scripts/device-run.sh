@@ -55,10 +55,14 @@ for s in "$@"; do
       step "FlashInfer peer"
       extra=()
       if [ -f .peers/flashinfer/pkgs/aot_so.tar.xz ]; then extra=(--no-prebuild); export FLASHINFER_DISABLE_JIT=1; fi
-      OUT="$OUT/peer" timeout 550 bash .peers/flashinfer/device_run.sh --workloads seed=.peers/seed.jsonl scale=.peers/scale.jsonl \
-        --backends fa2,fa3 "${extra[@]}" > "$OUT/peer.log" 2>&1
+      OUT="$OUT/peer" timeout ${PEER_TIMEOUT:-420} bash .peers/flashinfer/device_run.sh --workloads seed=.peers/seed.jsonl scale=.peers/scale.jsonl \
+        --backends fa2,fa3 --deadline-s ${PEER_DEADLINE:-300} --target-ms ${PEER_TARGET_MS:-60} "${extra[@]}" > "$OUT/peer.log" 2>&1
       rc=$?; tail -5 "$OUT/peer.log"
       summary+=("peer rc=$rc") ;;
+    pack)  # few files come back from a GPU machine: one archive of the logs, plus the JSON
+      (cd "$OUT" && tar czf logs.tgz --exclude=logs.tgz --exclude=aot_so.tar.xz -- * \
+        && find . -type f ! -name logs.tgz ! -name 'bench*.json' ! -name results.json ! -name aot_so.tar.xz -delete)
+      ls -la "$OUT" ;;
     *) echo "unknown step $s" ;;
   esac
 done
