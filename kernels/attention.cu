@@ -118,6 +118,7 @@ __device__ __forceinline__ void attention_tile(const Params& p) {
     clear(tOrO);
     OnlineSoftmax softmax;
     const float scale = p.sm_scale_log2;
+    float corr[2];
     // Last visible key of each of this thread's two rows, and its first column.
     int row_last_key[2];
     CUTLASS_PRAGMA_UNROLL
@@ -126,13 +127,14 @@ __device__ __forceinline__ void attention_tile(const Params& p) {
       row_last_key[h] = min(r / kGroup + delta, w.kv_len - 1);
     }
     const int col0 = get<1>(tScS(0));
-    auto scores = [&](int n) {  // scale, and mask the blocks that cross the diagonal
+    // Softmax of key block n: masked only where the block crosses the diagonal.
+    auto softmax_block = [&](int n) {
       if (n >= n_unmasked) {
         const int limit[2] = {row_last_key[0] - n * T::kBlockN - col0, row_last_key[1] - n * T::kBlockN - col0};
-        scale_and_mask<true>(tSrS, scale, limit);
+        softmax.template step<true>(tSrS, scale, limit, corr);
       } else {
         const int limit[2] = {0, 0};
-        scale_and_mask<false>(tSrS, scale, limit);
+        softmax.template step<false>(tSrS, scale, limit, corr);
       }
     };
     auto to_bf16 = [&]() {  // P = bf16(S), in the PV GEMM's A-operand registers
@@ -159,7 +161,6 @@ __device__ __forceinline__ void attention_tile(const Params& p) {
       __syncwarp();
       if (lane == 0) mbar_arrive(bar);
     };
-    float corr[2];
 
     if (n_blocks > 0) {
       mbar_wait(&ss.q_full, 0);
@@ -172,8 +173,7 @@ __device__ __forceinline__ void attention_tile(const Params& p) {
       warpgroup_wait<0>();
       warpgroup_fence_operand(tSrS);
       release(&ss.k_empty[0]);
-      scores(n_blocks - 1);
-      softmax.step(tSrS, corr);
+      softmax_block(n_blocks - 1);
       to_bf16();
     }
     // Steady state, intra-warpgroup overlap: S(it) = Q K(it) and O += P(it-1)
@@ -194,8 +194,7 @@ __device__ __forceinline__ void attention_tile(const Params& p) {
       warpgroup_wait<1>();  // S(it) ready; P V still running
       warpgroup_fence_operand(tSrS);
       release(&ss.k_empty[stage]);
-      scores(n);
-      softmax.step(tSrS, corr);
+      softmax_block(n);
       warpgroup_wait<0>();  // P(it-1) V(it-1) done: P registers and V stage free
       warpgroup_fence_operand(tOrO);
       release(&ss.v_empty[pstage]);

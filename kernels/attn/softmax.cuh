@@ -19,25 +19,13 @@ __device__ __forceinline__ float quad_max(float x) {
   x = fmaxf(x, __shfl_xor_sync(0xffffffffu, x, 1));
   return fmaxf(x, __shfl_xor_sync(0xffffffffu, x, 2));
 }
+__device__ __forceinline__ float quad_min(float x) {
+  x = fminf(x, __shfl_xor_sync(0xffffffffu, x, 1));
+  return fminf(x, __shfl_xor_sync(0xffffffffu, x, 2));
+}
 __device__ __forceinline__ float quad_sum(float x) {
   x += __shfl_xor_sync(0xffffffffu, x, 1);
   return x + __shfl_xor_sync(0xffffffffu, x, 2);
-}
-
-// Scales S into the log2 domain and, where kMasked, sets keys past each
-// row's last visible key to -inf. `limit[h]` is the last visible key of row
-// half h minus this thread's first column of the block, so the test per
-// element is one compare against a compile-time column offset. Scaling before
-// the max keeps negative sm_scale right.
-template <bool kMasked, class TS>
-__device__ __forceinline__ void scale_and_mask(TS& tSrS, float scale, const int (&limit)[2]) {
-  CUTLASS_PRAGMA_UNROLL
-  for (int v = 0; v < cute::size(tSrS); ++v) {
-    const int col = (v / 4) * 8 + (v % 2);
-    float s = tSrS(v) * scale;
-    if constexpr (kMasked) s = col <= limit[(v >> 1) & 1] ? s : -INFINITY;
-    tSrS(v) = s;
-  }
 }
 
 struct OnlineSoftmax {
@@ -49,39 +37,71 @@ struct OnlineSoftmax {
     row_sum[0] = row_sum[1] = 0.f;
   }
 
-  // S holds scaled, masked logits. Replaces S by the unnormalised
-  // probabilities, updates the running max and sum, and returns in `corr` the
-  // factor the O accumulator must be multiplied by before P V is added (the
-  // caller applies it when O is not in use by an in-flight wgmma).
-  template <class TS>
-  __device__ __forceinline__ void step(TS& tSrS, float (&corr)[2]) {
+  // One key block. S holds raw logits q.k. `limit[h]` (used when kMasked) is
+  // the last key row half h sees, minus this thread's first column of the
+  // block. Replaces S by the unnormalised probabilities exp2(s * scale - max),
+  // updates the running max and sum, and returns in `corr` the factor the O
+  // accumulator must be multiplied by before P V is added (the caller applies
+  // it when O is not in use by an in-flight wgmma).
+  //
+  // Per element of an unmasked block this is one max, one FFMA, one exp2 and
+  // one add: the scale is folded into the FFMA, so the row extreme is taken on
+  // raw scores (the max for scale >= 0, the min for scale < 0: scale * min is
+  // the max of the scaled scores). Masked keys take a sentinel that loses the
+  // extreme, and their probability is set to 0 after the exp2, which keeps
+  // every scale (0 included) exact.
+  template <bool kMasked, class TS>
+  __device__ __forceinline__ void step(TS& tSrS, float scale, const int (&limit)[2], float (&corr)[2]) {
     constexpr int N = decltype(cute::size(std::declval<TS&>()))::value;
     static_assert(N % 16 == 0, "whole 16-column blocks");
-    // 4 independent partial maxima per row half: short dependency chains.
+    const bool positive = scale >= 0.f;  // uniform across the CTA
+    const float sentinel = positive ? -INFINITY : INFINITY;
+    auto visible = [&](int v) { return (v / 4) * 8 + (v % 2) <= limit[(v >> 1) & 1]; };
+    if constexpr (kMasked) {
+      CUTLASS_PRAGMA_UNROLL
+      for (int v = 0; v < N; ++v) tSrS(v) = visible(v) ? tSrS(v) : sentinel;
+    }
+    // 4 independent partial extremes per row half: short dependency chains.
     float mx[2][4];
     CUTLASS_PRAGMA_UNROLL
     for (int h = 0; h < 2; ++h)
       CUTLASS_PRAGMA_UNROLL
-      for (int a = 0; a < 4; ++a) mx[h][a] = row_max[h];
-    CUTLASS_PRAGMA_UNROLL
-    for (int v = 0; v < N; ++v) {
-      float& m = mx[(v >> 1) & 1][(v / 4) % 4 / 2 * 2 + (v & 1)];
-      m = fmaxf(m, tSrS(v));
+      for (int a = 0; a < 4; ++a) mx[h][a] = sentinel;
+    if (positive) {
+      CUTLASS_PRAGMA_UNROLL
+      for (int v = 0; v < N; ++v) {
+        float& m = mx[(v >> 1) & 1][(v / 4) % 4 / 2 * 2 + (v & 1)];
+        m = fmaxf(m, tSrS(v));
+      }
+    } else {
+      CUTLASS_PRAGMA_UNROLL
+      for (int v = 0; v < N; ++v) {
+        float& m = mx[(v >> 1) & 1][(v / 4) % 4 / 2 * 2 + (v & 1)];
+        m = fminf(m, tSrS(v));
+      }
     }
-    float base[2];
+    float neg_base[2];
     CUTLASS_PRAGMA_UNROLL
     for (int h = 0; h < 2; ++h) {
-      float m = quad_max(fmaxf(fmaxf(mx[h][0], mx[h][1]), fmaxf(mx[h][2], mx[h][3])));
+      float m = positive ? fmaxf(fmaxf(mx[h][0], mx[h][1]), fmaxf(mx[h][2], mx[h][3]))
+                         : fminf(fminf(mx[h][0], mx[h][1]), fminf(mx[h][2], mx[h][3]));
+      m = positive ? quad_max(m) : quad_min(m);
+      // The block's max of the scaled scores; -inf when no key of it is
+      // visible to the row (m is then the sentinel).
+      const float block_max = m == sentinel ? -INFINITY : m * scale;
+      const float new_max = fmaxf(row_max[h], block_max);
       // A row that has seen no key yet keeps max -inf: subtract 0 instead so
       // exp2 gives 0, not NaN.
-      base[h] = m == -INFINITY ? 0.f : m;
-      corr[h] = fast_exp2(row_max[h] - base[h]);
-      row_max[h] = m;
+      const float base = new_max == -INFINITY ? 0.f : new_max;
+      corr[h] = fast_exp2(row_max[h] - base);
+      row_max[h] = new_max;
+      neg_base[h] = -base;
     }
     float sum[2][4] = {{0.f, 0.f, 0.f, 0.f}, {0.f, 0.f, 0.f, 0.f}};
     CUTLASS_PRAGMA_UNROLL
     for (int v = 0; v < N; ++v) {
-      float e = fast_exp2(tSrS(v) - base[(v >> 1) & 1]);
+      float e = fast_exp2(fmaf(tSrS(v), scale, neg_base[(v >> 1) & 1]));
+      if constexpr (kMasked) e = visible(v) ? e : 0.f;
       tSrS(v) = e;
       sum[(v >> 1) & 1][(v / 4) % 4 / 2 * 2 + (v & 1)] += e;
     }
@@ -90,8 +110,11 @@ struct OnlineSoftmax {
       row_sum[h] = row_sum[h] * corr[h] + ((sum[h][0] + sum[h][1]) + (sum[h][2] + sum[h][3]));
   }
 
+  // O *= corr per row. Skipped (exactly: the factors are all 1) when no row
+  // of the warp saw its max change, the common case after the first blocks.
   template <class TO>
   __device__ __forceinline__ static void rescale(TO& tOrO, const float (&corr)[2]) {
+    if (!__any_sync(0xffffffffu, corr[0] != 1.f || corr[1] != 1.f)) return;
     CUTLASS_PRAGMA_UNROLL
     for (int v = 0; v < cute::size(tOrO); ++v) tOrO(v) *= corr[(v >> 1) & 1];
   }
