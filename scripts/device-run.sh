@@ -46,8 +46,8 @@ for s in "$@"; do
     ncu)
       step "ncu"
       timeout 300 ncu --clock-control none --kernel-name regex:paged_prefill --launch-count 12 \
-        --section SpeedOfLight --section Occupancy --section LaunchStats --section WarpStateStats --section SchedulerStats \
-        "$D/pagedattn" bench --backend cuda --no-check --reps 1 --warmup 0 --filter seed00 --filter seed02 --filter seed12 --filter seed18 --filter seed19 \
+        --section SpeedOfLight --section ComputeWorkloadAnalysis --section MemoryWorkloadAnalysis --section LaunchStats --section WarpStateStats --section SchedulerStats \
+        "$D/pagedattn" bench --backend cuda --no-check --reps 1 --warmup 0 --filter seed02 --filter seed12 --filter seed18 --filter seed19 --filter scale_single_32768 \
         --filter scale_single_8192 > "$OUT/ncu.txt" 2>&1
       rc=$?; grep -E "paged_prefill|Duration|Throughput|Registers|Achieved Occupancy|Block Limit|Dynamic Shared" "$OUT/ncu.txt" | head -60
       summary+=("ncu rc=$rc") ;;
