@@ -79,6 +79,9 @@ pub enum Error {
     /// An output buffer overlapping another buffer of the call.
     #[error("device buffer `{a}` overlaps `{b}`: outputs must not alias any other buffer")]
     Aliasing { a: &'static str, b: &'static str },
+    /// A host plan used for a call of other dimensions.
+    #[error("host plan does not match the call: {0}")]
+    PlanMismatch(String),
     /// The checked GPU mode found bad index contents in device memory.
     #[error("the kernel found invalid index data in device memory: {0}")]
     DeviceIndexData(String),

@@ -261,17 +261,39 @@ pub fn check_page_ids(dims: &Dims, kv_indices: &[i32]) -> Result<()> {
     Ok(())
 }
 
+/// Element counts of a call's input buffers, wherever they live.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct InputLens {
+    pub q: usize,
+    pub k_cache: usize,
+    pub v_cache: usize,
+    pub kv_indices: usize,
+}
+
+/// The checks that need no index contents: geometry, `sm_scale` and the
+/// lengths of the tensor and index buffers. Shared by host validation and
+/// the GPU API (whose index contents stay in device memory).
+pub fn check_shapes(d: &Dims, sm_scale: f32, lens: InputLens) -> Result<()> {
+    d.check()?;
+    check_sm_scale(sm_scale)?;
+    check_len("q", d.q_elems(), lens.q)?;
+    check_len("k_cache", d.kv_elems(), lens.k_cache)?;
+    check_len("v_cache", d.kv_elems(), lens.v_cache)?;
+    check_len("kv_indices", d.num_kv_indices, lens.kv_indices)
+}
+
 /// Validates a call whose inputs are all on the host: geometry, buffer
 /// lengths, indptrs, page ids and `sm_scale`. Nothing is read out of bounds
 /// by a backend after this returns `Ok`.
 pub fn validate(p: &HostProblem<'_>) -> Result<()> {
     let d = &p.dims;
-    d.check()?;
-    check_sm_scale(p.sm_scale)?;
-    check_len("q", d.q_elems(), p.q.len())?;
-    check_len("k_cache", d.kv_elems(), p.k_cache.len())?;
-    check_len("v_cache", d.kv_elems(), p.v_cache.len())?;
-    check_len("kv_indices", d.num_kv_indices, p.kv_indices.len())?;
+    let lens = InputLens {
+        q: p.q.len(),
+        k_cache: p.k_cache.len(),
+        v_cache: p.v_cache.len(),
+        kv_indices: p.kv_indices.len(),
+    };
+    check_shapes(d, p.sm_scale, lens)?;
     check_indptrs(d, p.qo_indptr, p.kv_indptr)?;
     check_page_ids(d, p.kv_indices)?;
     Ok(())

@@ -57,6 +57,49 @@ impl TileConfig {
     }
 }
 
+/// A schedule decided on the host, for callers that have the indptrs in host
+/// memory: the call is validated there (indptr contents and, when given, page
+/// ids, with typed errors naming the bad entry), and the tile configuration is
+/// chosen from the real sequence lengths rather than `total_q / batch`. The
+/// kernel still maps tiles to sequences on the device, so a plan stays valid
+/// for any indptr contents with the same sequence lengths.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct HostPlan {
+    pub dims: crate::problem::Dims,
+    pub config: TileConfig,
+}
+
+impl HostPlan {
+    /// Validates `qo_indptr`, `kv_indptr` (and `kv_indices` when `Some`)
+    /// against `dims` and chooses the tile configuration: `M64` when the mean
+    /// query length of the sequences that have queries is below
+    /// [`M64_MAX_MEAN_Q_LEN`].
+    pub fn new(
+        dims: &crate::problem::Dims,
+        qo_indptr: &[i32],
+        kv_indptr: &[i32],
+        kv_indices: Option<&[i32]>,
+    ) -> crate::Result<HostPlan> {
+        use crate::problem::{check_indptrs, check_len, check_page_ids};
+        dims.check()?;
+        check_indptrs(dims, qo_indptr, kv_indptr)?;
+        if let Some(idx) = kv_indices {
+            check_len("kv_indices", dims.num_kv_indices, idx.len())?;
+            check_page_ids(dims, idx)?;
+        }
+        let with_queries = qo_indptr.windows(2).filter(|w| w[1] > w[0]).count();
+        let config = if with_queries == 0 || dims.total_q / with_queries < M64_MAX_MEAN_Q_LEN {
+            TileConfig::M64
+        } else {
+            TileConfig::M128
+        };
+        Ok(HostPlan {
+            dims: *dims,
+            config,
+        })
+    }
+}
+
 /// Mean query length below which [`TileConfig::choose`] picks `M64`.
 pub const M64_MAX_MEAN_Q_LEN: usize = 768;
 
@@ -73,6 +116,50 @@ pub fn tiles_per_head(total_q: usize, batch: usize, block_m: usize) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::problem::Dims;
+    use crate::Error;
+
+    #[test]
+    fn host_plan_validates_and_chooses() {
+        // 3 sequences, one without queries: mean over the other two is 1000.
+        let qo = [0, 1000, 1000, 2000];
+        let kv = [0, 1000, 1010, 2010];
+        let d = Dims::new(2000, 3000, 3, 2010);
+        let plan = HostPlan::new(&d, &qo, &kv, None).unwrap();
+        assert_eq!(plan.config, TileConfig::M128);
+        // total_q / batch alone would say 666: m64.
+        assert_eq!(TileConfig::choose(2000, 3), TileConfig::M64);
+        let short =
+            HostPlan::new(&Dims::new(20, 40, 2, 20), &[0, 10, 20], &[0, 10, 20], None).unwrap();
+        assert_eq!(short.config, TileConfig::M64);
+        // Bad contents are typed errors, page ids included when given.
+        let bad = HostPlan::new(&d, &[0, 1000, 900, 2000], &kv, None);
+        assert!(
+            matches!(
+                bad,
+                Err(Error::IndptrDecreasing {
+                    name: "qo_indptr",
+                    ..
+                })
+            ),
+            "{bad:?}"
+        );
+        let idx: Vec<i32> = (0..2010).map(|i| if i == 7 { 3000 } else { i }).collect();
+        let bad = HostPlan::new(&d, &qo, &kv, Some(&idx));
+        assert!(
+            matches!(
+                bad,
+                Err(Error::PageOutOfRange {
+                    index: 7,
+                    page: 3000,
+                    ..
+                })
+            ),
+            "{bad:?}"
+        );
+        let empty = HostPlan::new(&Dims::new(0, 0, 0, 0), &[0], &[0], Some(&[])).unwrap();
+        assert_eq!(empty.config, TileConfig::M64);
+    }
 
     /// Every sequence's tile range holds the tiles it needs, for any lengths.
     #[test]

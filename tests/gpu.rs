@@ -6,57 +6,20 @@
 //! be replayed with PAGEDATTN_TEST_SEED=<seed>); outputs are poisoned with NaN
 //! before every launch, so an unwritten element fails the check.
 
-use std::sync::{Arc, OnceLock};
+mod common;
+
+use std::sync::Arc;
+
+use common::run_seed;
 
 use pagedattn::backend::cpu;
 use pagedattn::backend::cuda::{CudaBackend, DeviceBuffers};
 use pagedattn::check::compare;
 use pagedattn::generate::{edge_cases, random_batch, BatchSpec};
 use pagedattn::problem::{HostProblem, Output};
-use pagedattn::schedule::TileConfig;
+use pagedattn::schedule::{HostPlan, TileConfig};
 use pagedattn::workload::{embedded_scale, embedded_seed, Workload};
 use pagedattn::Error;
-
-fn backend() -> Option<&'static CudaBackend> {
-    static B: OnceLock<Option<CudaBackend>> = OnceLock::new();
-    B.get_or_init(|| match CudaBackend::new() {
-        Ok(b) => Some(b),
-        Err(e) => {
-            println!("SKIPPED: GPU tests need a Hopper GPU ({e})");
-            None
-        }
-    })
-    .as_ref()
-}
-
-macro_rules! gpu_or_skip {
-    ($name:literal) => {
-        match backend() {
-            Some(b) => b,
-            None => {
-                println!("SKIPPED {}: no Hopper GPU", $name);
-                return;
-            }
-        }
-    };
-}
-
-fn run_seed() -> u64 {
-    static S: OnceLock<u64> = OnceLock::new();
-    *S.get_or_init(|| {
-        let s = std::env::var("PAGEDATTN_TEST_SEED")
-            .ok()
-            .and_then(|v| v.parse().ok())
-            .unwrap_or_else(|| {
-                std::time::SystemTime::now()
-                    .duration_since(std::time::UNIX_EPOCH)
-                    .map(|d| d.as_nanos() as u64)
-                    .unwrap_or(1)
-            });
-        println!("GPU test seed: PAGEDATTN_TEST_SEED={s}");
-        s
-    })
-}
 
 /// Runs the fast kernel (checked mode, poisoned outputs).
 fn run_fast(b: &CudaBackend, p: &HostProblem<'_>) -> Result<Output, Error> {
@@ -137,10 +100,7 @@ fn fast_kernel_edge_cases_match_cpu() {
 fn fast_kernel_random_batches_match_reference() {
     let b = gpu_or_skip!("fast_kernel_random_batches_match_reference");
     let seed = run_seed();
-    let n = std::env::var("PAGEDATTN_GPU_BATCHES")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(200u64);
+    let n = common::env_u64("PAGEDATTN_GPU_BATCHES").unwrap_or(200);
     let (mut wo, mut wl, mut tokens) = (0f64, 0f64, 0usize);
     for i in 0..n {
         // Log-uniform batch size; lengths shrink with the batch so a case
@@ -430,4 +390,33 @@ fn both_tile_configs_match_reference() {
         }
         println!("tile config {config:?}: {} cases ok", cases.len());
     }
+}
+
+/// The host-plan path: validated on the host, launched with the plan's tile
+/// configuration, same results as the reference; a plan for other
+/// dimensions is refused.
+#[test]
+fn host_plan_launch_matches_reference() {
+    let b = gpu_or_skip!("host_plan_launch_matches_reference");
+    let seed = run_seed();
+    let seeds = embedded_seed().unwrap();
+    let stream = b.stream();
+    for w in [&seeds[2], &seeds[11], &seeds[18]] {
+        let inputs = w.inputs(seed);
+        let p = inputs.problem();
+        let plan = HostPlan::new(&p.dims, p.qo_indptr, p.kv_indptr, Some(p.kv_indices)).unwrap();
+        let mut bufs = DeviceBuffers::upload(stream, &p).unwrap();
+        bufs.poison(stream).unwrap();
+        bufs.with_views(|v, out, lse| b.kernel().launch_planned(&plan, stream, v, out, lse))
+            .unwrap();
+        let got = bufs.download(stream).unwrap();
+        let r = b.reference(&p).unwrap();
+        assert_close(&format!("planned {} ({:?})", w.name, plan.config), &got, &r);
+        let mut other = plan;
+        other.dims.total_q += 1;
+        let e =
+            bufs.with_views(|v, out, lse| b.kernel().launch_planned(&other, stream, v, out, lse));
+        assert!(matches!(e, Err(Error::PlanMismatch(_))), "{e:?}");
+    }
+    println!("host plan: 3 seed workloads ok, mismatched plan refused");
 }

@@ -23,7 +23,9 @@
 //! large calls is the GPU fp32 reference kernel (`launch_reference`), itself
 //! checked against the CPU backend by `tests/gpu.rs`.
 
-use std::sync::{Arc, Barrier, OnceLock};
+mod common;
+
+use std::sync::{Arc, Barrier};
 use std::time::Instant;
 
 use cudarc::driver::{CudaSlice, CudaStream, DevicePtr, DevicePtrMut};
@@ -45,47 +47,7 @@ use pagedattn::Error;
 
 // ---------------------------------------------------------------- harness
 
-fn backend() -> Option<&'static CudaBackend> {
-    static B: OnceLock<Option<CudaBackend>> = OnceLock::new();
-    B.get_or_init(|| match CudaBackend::new() {
-        Ok(b) => Some(b),
-        Err(e) => {
-            println!("SKIPPED: GPU tests need a Hopper GPU ({e})");
-            None
-        }
-    })
-    .as_ref()
-}
-
-macro_rules! gpu_or_skip {
-    ($name:literal) => {
-        match backend() {
-            Some(b) => b,
-            None => {
-                println!("SKIPPED {}: no Hopper GPU", $name);
-                return;
-            }
-        }
-    };
-}
-
-fn run_seed() -> u64 {
-    static S: OnceLock<u64> = OnceLock::new();
-    *S.get_or_init(|| {
-        let s = env_u64("PAGEDATTN_TEST_SEED").unwrap_or_else(|| {
-            std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .map(|d| d.as_nanos() as u64)
-                .unwrap_or(1)
-        });
-        println!("GPU test seed: PAGEDATTN_TEST_SEED={s}");
-        s
-    })
-}
-
-fn env_u64(name: &str) -> Option<u64> {
-    std::env::var(name).ok().and_then(|v| v.trim().parse().ok())
-}
+use common::{env_u64, run_seed};
 
 /// A well-mixed seed for part `tag` of a run.
 fn sub_seed(base: u64, tag: u64) -> u64 {

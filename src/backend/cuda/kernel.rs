@@ -14,8 +14,8 @@ use half::bf16;
 
 use super::ffi::{self, Params};
 use crate::error::{Error, Result};
-use crate::problem::{check_len, check_sm_scale, Dims};
-use crate::schedule::{self, TileConfig};
+use crate::problem::{check_len, check_shapes, Dims, InputLens};
+use crate::schedule::{self, HostPlan, TileConfig};
 
 /// Inputs of one call, in device memory.
 pub struct DeviceProblem<'a, Q, KV, I>
@@ -186,6 +186,7 @@ impl PagedPrefill {
     /// kernel parameters. Index contents are checked by the kernel itself.
     fn params<Q, KV, I, O, L>(
         &self,
+        config: TileConfig,
         stream: &CudaStream,
         p: &DeviceProblem<'_, Q, KV, I>,
         out: &mut O,
@@ -199,17 +200,18 @@ impl PagedPrefill {
         L: DevicePtrMut<f32>,
     {
         let d = &p.dims;
-        d.check()?;
-        check_sm_scale(p.sm_scale)?;
-        check_len("q", d.q_elems(), p.q.len())?;
-        check_len("k_cache", d.kv_elems(), p.k_cache.len())?;
-        check_len("v_cache", d.kv_elems(), p.v_cache.len())?;
+        let lens = InputLens {
+            q: p.q.len(),
+            k_cache: p.k_cache.len(),
+            v_cache: p.v_cache.len(),
+            kv_indices: p.kv_indices.len(),
+        };
+        check_shapes(d, p.sm_scale, lens)?;
         check_len("qo_indptr", d.indptr_len(), p.qo_indptr.len())?;
         check_len("kv_indptr", d.indptr_len(), p.kv_indptr.len())?;
-        check_len("kv_indices", d.num_kv_indices, p.kv_indices.len())?;
         check_len("output", d.q_elems(), out.len())?;
         check_len("lse", d.lse_elems(), lse.len())?;
-        let tiles = schedule::tiles_per_head(d.total_q, d.batch, self.config_for(d).block_m());
+        let tiles = schedule::tiles_per_head(d.total_q, d.batch, config.block_m());
         let grid = tiles as u128 * crate::problem::NUM_KV_HEADS as u128;
         if grid > i32::MAX as u128 {
             return Err(Error::TooLarge {
@@ -303,12 +305,58 @@ impl PagedPrefill {
         O: DevicePtrMut<bf16>,
         L: DevicePtrMut<f32>,
     {
-        let params = self.params(stream, p, out, lse)?;
+        self.launch_with(self.config_for(&p.dims), stream, p, out, lse)
+    }
+
+    /// Like [`PagedPrefill::launch`], with the tile configuration of a plan
+    /// made on the host ([`HostPlan::new`], which validated the indptr and
+    /// page-id contents there). `Err(Error::PlanMismatch)` if the plan was
+    /// made for other dimensions.
+    pub fn launch_planned<Q, KV, I, O, L>(
+        &self,
+        plan: &HostPlan,
+        stream: &CudaStream,
+        p: &DeviceProblem<'_, Q, KV, I>,
+        out: &mut O,
+        lse: &mut L,
+    ) -> Result<()>
+    where
+        Q: DevicePtr<bf16>,
+        KV: DevicePtr<bf16>,
+        I: DevicePtr<i32>,
+        O: DevicePtrMut<bf16>,
+        L: DevicePtrMut<f32>,
+    {
+        if plan.dims != p.dims {
+            return Err(Error::PlanMismatch(format!(
+                "plan for {:?}, call with {:?}",
+                plan.dims, p.dims
+            )));
+        }
+        self.launch_with(self.force.unwrap_or(plan.config), stream, p, out, lse)
+    }
+
+    fn launch_with<Q, KV, I, O, L>(
+        &self,
+        config: TileConfig,
+        stream: &CudaStream,
+        p: &DeviceProblem<'_, Q, KV, I>,
+        out: &mut O,
+        lse: &mut L,
+    ) -> Result<()>
+    where
+        Q: DevicePtr<bf16>,
+        KV: DevicePtr<bf16>,
+        I: DevicePtr<i32>,
+        O: DevicePtrMut<bf16>,
+        L: DevicePtrMut<f32>,
+    {
+        let params = self.params(config, stream, p, out, lse)?;
         let grid = params.tiles_per_head as u32 * crate::problem::NUM_KV_HEADS as u32;
         if grid == 0 {
             return Ok(()); // no sequences and no rows: nothing to compute
         }
-        let k = self.kernel(self.config_for(&p.dims));
+        let k = self.kernel(config);
         let cfg = LaunchConfig {
             grid_dim: (grid, 1, 1),
             block_dim: (k.threads, 1, 1),
@@ -393,7 +441,7 @@ impl PagedPrefill {
         O: DevicePtrMut<bf16>,
         L: DevicePtrMut<f32>,
     {
-        let params = self.params(stream, p, out, lse)?;
+        let params = self.params(self.config_for(&p.dims), stream, p, out, lse)?;
         let warps = p.dims.total_q as u64 * crate::problem::NUM_QO_HEADS as u64;
         if warps == 0 || p.dims.batch == 0 {
             return Ok(());
