@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs on a Hopper GPU machine from the repo root, over binaries built
 # elsewhere (scripts/dist.sh puts them in dist/). Steps are picked by name:
-#   bash scripts/device-run.sh tests reliability bench bench-m64 bench-m128 sanitize ncu peer
+#   bash scripts/device-run.sh tests reliability bench bench-m64 bench-m128 checked \
+#       sanitize sanitize-generated ncu peer pack
 # Logs and JSON land in $OUT (default /tmp/out); a short summary prints last.
 set -uo pipefail
 OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"
@@ -35,6 +36,20 @@ for s in "$@"; do
       timeout 400 "$D/pagedattn" bench --backend cuda --json "$OUT/bench.json" > "$OUT/bench.txt" 2> "$OUT/bench.err"
       rc=$?; cat "$OUT/bench.txt"; tail -3 "$OUT/bench.err"
       summary+=("bench rc=$rc") ;;
+    checked)  # the checked mode's cost against the graph-timed fast path, seed set
+      step "bench: checked launches (host clock) vs unchecked (graph)"
+      timeout 200 "$D/pagedattn" bench --backend cuda --no-check --workloads "$D/seed.jsonl" --cuda-timing checked \
+        --json "$OUT/bench-checked.json" > "$OUT/bench-checked.txt" 2>&1
+      rc=$?; grep -E "^\| seed" "$OUT/bench-checked.txt" | awk -F'|' '{print $2, $6}'
+      summary+=("bench checked rc=$rc") ;;
+    sanitize-generated)  # the sanitizers over the edge cases and 40 generated batches
+      for tool in ${SANITIZERS:-memcheck racecheck synccheck initcheck}; do
+        step "compute-sanitizer $tool (generated batches)"
+        timeout ${SAN_TIMEOUT:-300} compute-sanitizer --tool "$tool" --error-exitcode 9 "$D/pagedattn" check --backend cuda \
+          --generated 40 --cpu-ref-max-pairs 0 > "$OUT/sanitize_gen_$tool.log" 2>&1
+        rc=$?; tail -3 "$OUT/sanitize_gen_$tool.log"
+        summary+=("sanitizer $tool (generated) rc=$rc: $(grep -E 'SUMMARY' "$OUT/sanitize_gen_$tool.log" | tail -1)")
+      done ;;
     sanitize)
       for tool in ${SANITIZERS:-memcheck racecheck synccheck initcheck}; do
         step "compute-sanitizer $tool"

@@ -103,6 +103,27 @@ fn check_cpu() {
     );
 }
 
+/// `--generated N`: the hand-picked edge cases plus N seeded random batches,
+/// instead of the embedded sets.
+#[test]
+fn generated_edge_cases() {
+    let out = pagedattn(&["check", "--backend", "cpu", "--generated", "2"]);
+    let stdout = text(&out.stdout);
+    assert!(out.status.success(), "{stdout}\n{}", text(&out.stderr));
+    for name in [
+        "empty-batch",
+        "kv-shorter-than-q",
+        "repeated-pages",
+        "random-",
+    ] {
+        assert!(stdout.contains(name), "{name} missing:\n{stdout}");
+    }
+    assert!(
+        !stdout.contains("seed00"),
+        "embedded sets included:\n{stdout}"
+    );
+}
+
 #[test]
 fn cpu_skips_huge_workloads() {
     let out = pagedattn(&[

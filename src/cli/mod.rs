@@ -9,8 +9,9 @@ mod table;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use pagedattn::backend::cpu::CpuBackend;
-use pagedattn::backend::cuda::CudaBackend;
+use pagedattn::backend::cuda::{CudaBackend, Timing};
 use pagedattn::bench::{self, AnyBackend, BenchReport, Mode, Options, Progress};
+use pagedattn::generate;
 use pagedattn::workload::{self, Workload, DEFAULT_SEED};
 use pagedattn::Error;
 use std::collections::HashMap;
@@ -66,6 +67,12 @@ struct SelectArgs {
     /// Keep workloads whose name contains SUBSTR (repeatable: any of them).
     #[arg(long, value_name = "SUBSTR")]
     filter: Vec<String>,
+    /// Add the hand-picked edge cases and N seeded random batches of
+    /// `src/generate.rs` (instead of the embedded sets when no --workloads is
+    /// given): empty sequences, kv_len above and below q_len, one token,
+    /// shuffled and repeated pages. For sanitizer runs over the edge cases.
+    #[arg(long, value_name = "N")]
+    generated: Option<u64>,
 }
 
 /// Flags shared by `bench` and `check`.
@@ -106,6 +113,17 @@ struct BenchArgs {
     /// Time without comparing with the reference.
     #[arg(long)]
     no_check: bool,
+    /// CUDA: what to time. `graph` (SPEC.md): events around a graph replay of
+    /// one unchecked call. `checked`: host wall clock of one checked call
+    /// (error flag reset, launch, flag read back, synchronised).
+    #[arg(long, value_enum, default_value_t = CudaTiming::Graph)]
+    cuda_timing: CudaTiming,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+enum CudaTiming {
+    Graph,
+    Checked,
 }
 
 #[derive(Args, Debug, Clone)]
@@ -164,7 +182,11 @@ fn bench_cmd(a: &BenchArgs) -> Result<ExitCode> {
         check: !a.no_check,
         ..run_options(&a.run)
     };
-    execute(&a.run, &opts)
+    let timing = match a.cuda_timing {
+        CudaTiming::Graph => Timing::Graph,
+        CudaTiming::Checked => Timing::Checked,
+    };
+    execute(&a.run, &opts, timing)
 }
 
 fn check_cmd(a: &CheckArgs) -> Result<ExitCode> {
@@ -172,7 +194,7 @@ fn check_cmd(a: &CheckArgs) -> Result<ExitCode> {
         mode: Mode::Check,
         ..run_options(&a.run)
     };
-    execute(&a.run, &opts)
+    execute(&a.run, &opts, Timing::Graph)
 }
 
 fn list_cmd(a: &SelectArgs) -> Result<ExitCode> {
@@ -191,7 +213,7 @@ fn run_options(r: &RunArgs) -> Options {
 }
 
 /// Selects workloads and a backend, runs, prints, writes the JSON.
-fn execute(r: &RunArgs, opts: &Options) -> Result<ExitCode> {
+fn execute(r: &RunArgs, opts: &Options, timing: Timing) -> Result<ExitCode> {
     // Workloads first: a bad file is reported before any device work.
     let workloads = select(&r.select)?;
     // Open the report file now, so that a bad path fails before the run.
@@ -203,7 +225,10 @@ fn execute(r: &RunArgs, opts: &Options) -> Result<ExitCode> {
         )),
         None => None,
     };
-    let backend = open_backend(r.backend)?;
+    let mut backend = open_backend(r.backend)?;
+    if let AnyBackend::Cuda(b) = &mut backend {
+        b.set_timing(timing);
+    }
     let printer = table::RowPrinter::new(opts.mode, &workloads);
     let bar = progress_bar(workloads.len());
     let report = bench::run(&backend, &workloads, opts, &mut |p| match p {
@@ -247,11 +272,26 @@ fn execute(r: &RunArgs, opts: &Options) -> Result<ExitCode> {
     })
 }
 
+/// Seed of the first `--generated` random batch (batch i uses this + i).
+const GENERATED_SEED: u64 = 0x6E_0000;
+
 /// Loads the files (or the embedded sets) and applies the filters.
 fn select(s: &SelectArgs) -> Result<Vec<Workload>> {
     let mut all = Vec::new();
-    if s.workloads.is_empty() {
+    if s.workloads.is_empty() && s.generated.is_none() {
         all = workload::embedded_default()?;
+    }
+    if let Some(n) = s.generated {
+        all.extend(generate::edge_cases());
+        let spec = generate::BatchSpec {
+            max_batch: 24,
+            max_q_len: 300,
+            max_extra_kv: 300,
+            max_spare_pages: 64,
+            ..Default::default()
+        };
+        // Fixed seeds: the same batches on every machine and every run.
+        all.extend((0..n).map(|i| generate::random_batch(GENERATED_SEED + i, &spec)));
     }
     // Names key the reports: refuse one name in two files.
     let mut file_of: HashMap<String, String> = HashMap::new();

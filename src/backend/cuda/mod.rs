@@ -29,6 +29,20 @@ pub struct CudaBackend {
     attn: PagedPrefill,
     device: String,
     l2_bytes: usize,
+    timing: Timing,
+}
+
+/// What `Prepared::time` measures on the GPU.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Timing {
+    /// SPEC.md: CUDA events around a graph replay of one unchecked launch,
+    /// L2 flushed before each (the kernel-only number).
+    #[default]
+    Graph,
+    /// Host wall clock of one `launch_checked` call (reset of the error flag,
+    /// launch, flag read back, stream synchronised), L2 flushed before each:
+    /// what the checked mode costs a caller.
+    Checked,
 }
 
 impl CudaBackend {
@@ -70,12 +84,18 @@ impl CudaBackend {
             attn,
             device,
             l2_bytes: l2_bytes.max(1 << 20),
+            timing: Timing::Graph,
         })
     }
 
     /// The loaded kernels.
     pub fn kernel(&self) -> &PagedPrefill {
         &self.attn
+    }
+
+    /// Chooses what `Prepared::time` measures.
+    pub fn set_timing(&mut self, timing: Timing) {
+        self.timing = timing;
     }
 
     /// Forces one tile configuration for every call (None: chosen per call).
@@ -208,6 +228,12 @@ impl Prepared for CudaPrepared<'_> {
 
     fn time(&mut self, warmup: usize, reps: usize) -> Result<Vec<f64>> {
         let b = self.backend;
+        if b.timing == Timing::Checked {
+            return timing::time_host(&b.stream, b.l2_bytes, warmup, reps, || {
+                self.bufs
+                    .with_views(|v, out, lse| b.attn.launch_checked(&b.stream, v, out, lse))
+            });
+        }
         let graph = self.bufs.with_views(|v, out, lse| {
             timing::capture(&b.stream, || b.attn.launch(&b.stream, v, out, lse))
         })?;
@@ -220,7 +246,10 @@ impl Backend for CudaBackend {
         "cuda"
     }
     fn device(&self) -> String {
-        self.device.clone()
+        match self.timing {
+            Timing::Graph => self.device.clone(),
+            Timing::Checked => format!("{} [timing: checked launches, host clock]", self.device),
+        }
     }
     fn prepare<'a>(&'a self, p: &HostProblem<'_>) -> Result<Box<dyn Prepared + 'a>> {
         validate(p)?;

@@ -83,6 +83,30 @@ pub(crate) fn time_graph(
         .collect()
 }
 
+/// Per-call microseconds of `call` by the host clock, for calls that
+/// synchronise themselves; the L2 is flushed (and the flush waited for)
+/// before each.
+pub(crate) fn time_host(
+    stream: &Arc<CudaStream>,
+    l2_bytes: usize,
+    warmup: usize,
+    reps: usize,
+    mut call: impl FnMut() -> Result<()>,
+) -> Result<Vec<f64>> {
+    let mut flush = stream.alloc_zeros::<u8>(2 * l2_bytes)?;
+    let mut times = Vec::with_capacity(reps);
+    for i in 0..warmup + reps {
+        fill_bytes(stream, &mut flush, i as u8)?;
+        stream.synchronize()?;
+        let t0 = std::time::Instant::now();
+        call()?;
+        if i >= warmup {
+            times.push(t0.elapsed().as_secs_f64() * 1e6);
+        }
+    }
+    Ok(times)
+}
+
 /// Median of a non-empty sample.
 pub(crate) fn median(mut v: Vec<f64>) -> f64 {
     v.sort_by(|a, b| a.total_cmp(b));
