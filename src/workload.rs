@@ -291,6 +291,20 @@ pub struct Inputs {
 }
 
 impl Inputs {
+    /// An owned copy of a borrowed call.
+    pub fn from_problem(p: &HostProblem<'_>) -> Inputs {
+        Inputs {
+            q: p.q.to_vec(),
+            k_cache: p.k_cache.to_vec(),
+            v_cache: p.v_cache.to_vec(),
+            qo_indptr: p.qo_indptr.to_vec(),
+            kv_indptr: p.kv_indptr.to_vec(),
+            kv_indices: p.kv_indices.to_vec(),
+            sm_scale: p.sm_scale,
+            dims: p.dims,
+        }
+    }
+
     /// A borrowed view for the backends.
     pub fn problem(&self) -> HostProblem<'_> {
         HostProblem {

@@ -20,9 +20,10 @@
 use crate::backend::{Backend, Peaks, Prepared};
 use crate::error::Result;
 use crate::problem::{
-    check_len, sequences, validate, Dims, HostProblem, Output, Seq, GROUP_SIZE, HEAD_DIM,
-    NUM_KV_HEADS, NUM_QO_HEADS,
+    check_len, sequences, validate, HostProblem, Output, Seq, GROUP_SIZE, HEAD_DIM, NUM_KV_HEADS,
+    NUM_QO_HEADS,
 };
+use crate::workload::Inputs;
 use half::bf16;
 use rayon::prelude::*;
 use std::time::Instant;
@@ -298,28 +299,12 @@ impl CpuBackend {
 
 /// A call's inputs copied into owned buffers, so they outlive the caller's borrow.
 struct CpuPrepared {
-    dims: Dims,
-    q: Vec<bf16>,
-    k_cache: Vec<bf16>,
-    v_cache: Vec<bf16>,
-    qo_indptr: Vec<i32>,
-    kv_indptr: Vec<i32>,
-    kv_indices: Vec<i32>,
-    sm_scale: f32,
+    inputs: Inputs,
 }
 
 impl CpuPrepared {
     fn view(&self) -> HostProblem<'_> {
-        HostProblem {
-            dims: self.dims,
-            q: &self.q,
-            k_cache: &self.k_cache,
-            v_cache: &self.v_cache,
-            qo_indptr: &self.qo_indptr,
-            kv_indptr: &self.kv_indptr,
-            kv_indices: &self.kv_indices,
-            sm_scale: self.sm_scale,
-        }
+        self.inputs.problem()
     }
 }
 
@@ -359,14 +344,7 @@ impl Backend for CpuBackend {
     fn prepare<'a>(&'a self, p: &HostProblem<'_>) -> Result<Box<dyn Prepared + 'a>> {
         validate(p)?;
         Ok(Box::new(CpuPrepared {
-            dims: p.dims,
-            q: p.q.to_vec(),
-            k_cache: p.k_cache.to_vec(),
-            v_cache: p.v_cache.to_vec(),
-            qo_indptr: p.qo_indptr.to_vec(),
-            kv_indptr: p.kv_indptr.to_vec(),
-            kv_indices: p.kv_indices.to_vec(),
-            sm_scale: p.sm_scale,
+            inputs: Inputs::from_problem(p),
         }))
     }
 
