@@ -7,7 +7,7 @@ use std::sync::{Arc, Mutex};
 
 use cudarc::driver::{
     sys, CudaContext, CudaFunction, CudaSlice, CudaStream, DevicePtr, DevicePtrMut, LaunchConfig,
-    PushKernelArg,
+    PushKernelArg, SyncOnDrop,
 };
 use cudarc::nvrtc::Ptx;
 use half::bf16;
@@ -184,14 +184,18 @@ impl PagedPrefill {
     /// Validates everything that can be checked without reading device memory
     /// (geometry, lengths, `sm_scale`, alignment, aliasing) and builds the
     /// kernel parameters. Index contents are checked by the kernel itself.
-    fn params<Q, KV, I, O, L>(
-        &self,
+    ///
+    /// Also returns cudarc's use guards of the buffers: the caller drops them
+    /// after the launch, so that, where cudarc tracks cross-stream use with
+    /// events, those events are recorded after the kernel, not before it.
+    fn params<'a, Q, KV, I, O, L>(
+        &'a self,
         config: TileConfig,
-        stream: &CudaStream,
-        p: &DeviceProblem<'_, Q, KV, I>,
-        out: &mut O,
-        lse: &mut L,
-    ) -> Result<Params>
+        stream: &'a CudaStream,
+        p: &'a DeviceProblem<'_, Q, KV, I>,
+        out: &'a mut O,
+        lse: &'a mut L,
+    ) -> Result<(Params, Vec<SyncOnDrop<'a>>)>
     where
         Q: DevicePtr<bf16>,
         KV: DevicePtr<bf16>,
@@ -226,15 +230,15 @@ impl PagedPrefill {
             start: ptr,
             bytes: (elems * size) as u64,
         };
-        let (q_ptr, _g1) = p.q.device_ptr(stream);
-        let (k_ptr, _g2) = p.k_cache.device_ptr(stream);
-        let (v_ptr, _g3) = p.v_cache.device_ptr(stream);
-        let (qo_ptr, _g4) = p.qo_indptr.device_ptr(stream);
-        let (kvp_ptr, _g5) = p.kv_indptr.device_ptr(stream);
-        let (idx_ptr, _g6) = p.kv_indices.device_ptr(stream);
+        let (q_ptr, g1) = p.q.device_ptr(stream);
+        let (k_ptr, g2) = p.k_cache.device_ptr(stream);
+        let (v_ptr, g3) = p.v_cache.device_ptr(stream);
+        let (qo_ptr, g4) = p.qo_indptr.device_ptr(stream);
+        let (kvp_ptr, g5) = p.kv_indptr.device_ptr(stream);
+        let (idx_ptr, g6) = p.kv_indices.device_ptr(stream);
         let (out_len, lse_len) = (out.len(), lse.len());
-        let (out_ptr, _g7) = out.device_ptr_mut(stream);
-        let (lse_ptr, _g8) = lse.device_ptr_mut(stream);
+        let (out_ptr, g7) = out.device_ptr_mut(stream);
+        let (lse_ptr, g8) = lse.device_ptr_mut(stream);
         let inputs = [
             span("q", q_ptr, p.q.len(), 2),
             span("k_cache", k_ptr, p.k_cache.len(), 2),
@@ -264,8 +268,9 @@ impl PagedPrefill {
                 }
             }
         }
-        let (flag_ptr, _g9) = self.error_flag.device_ptr(stream);
-        Ok(Params {
+        let (flag_ptr, g9) = self.error_flag.device_ptr(stream);
+        let guards = vec![g1, g2, g3, g4, g5, g6, g7, g8, g9];
+        let params = Params {
             q: q_ptr,
             k_cache: k_ptr,
             v_cache: v_ptr,
@@ -282,7 +287,8 @@ impl PagedPrefill {
             tiles_per_head: tiles as i32,
             sm_scale: p.sm_scale,
             sm_scale_log2: p.sm_scale * std::f32::consts::LOG2_E,
-        })
+        };
+        Ok((params, guards))
     }
 
     /// Validates the call and launches the kernel on `stream`: one launch, no
@@ -351,7 +357,7 @@ impl PagedPrefill {
         O: DevicePtrMut<bf16>,
         L: DevicePtrMut<f32>,
     {
-        let params = self.params(config, stream, p, out, lse)?;
+        let (params, _guards) = self.params(config, stream, p, out, lse)?;
         let grid = params.tiles_per_head as u32 * crate::problem::NUM_KV_HEADS as u32;
         if grid == 0 {
             return Ok(()); // no sequences and no rows: nothing to compute
@@ -441,7 +447,7 @@ impl PagedPrefill {
         O: DevicePtrMut<bf16>,
         L: DevicePtrMut<f32>,
     {
-        let params = self.params(self.config_for(&p.dims), stream, p, out, lse)?;
+        let (params, _guards) = self.params(self.config_for(&p.dims), stream, p, out, lse)?;
         let warps = p.dims.total_q as u64 * crate::problem::NUM_QO_HEADS as u64;
         if warps == 0 || p.dims.batch == 0 {
             return Ok(());
