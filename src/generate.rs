@@ -139,8 +139,13 @@ pub fn random_batch(seed: u64, spec: &BatchSpec) -> Workload {
     }
 }
 
-/// Builds a workload from `(q_len, page ids)` per sequence.
-fn case(name: &str, num_pages: usize, seqs: &[(usize, Vec<i32>)]) -> Workload {
+/// A workload from `(q_len, page ids)` per sequence, with `sm_scale`.
+pub fn from_sequences(
+    name: &str,
+    num_pages: usize,
+    seqs: &[(usize, Vec<i32>)],
+    sm_scale: f32,
+) -> Workload {
     let mut qo_indptr = vec![0i32];
     let mut kv_indptr = vec![0i32];
     let mut kv_indices = Vec::new();
@@ -156,8 +161,13 @@ fn case(name: &str, num_pages: usize, seqs: &[(usize, Vec<i32>)]) -> Workload {
         qo_indptr,
         kv_indptr,
         kv_indices,
-        sm_scale: default_sm_scale(),
+        sm_scale,
     }
+}
+
+/// A hand-picked case with the default scale.
+fn case(name: &str, num_pages: usize, seqs: &[(usize, Vec<i32>)]) -> Workload {
+    from_sequences(name, num_pages, seqs, default_sm_scale())
 }
 
 fn range(a: i32, b: i32) -> Vec<i32> {

@@ -38,7 +38,7 @@ use rand_distr::{Distribution, StandardNormal};
 use pagedattn::backend::cpu;
 use pagedattn::backend::cuda::{CudaBackend, DeviceBuffers, DeviceProblem, PagedPrefill};
 use pagedattn::check::{compare, CheckReport, ATOL, RTOL};
-use pagedattn::generate::{random_batch, BatchSpec};
+use pagedattn::generate::{self, random_batch, BatchSpec};
 use pagedattn::problem::{
     default_sm_scale, sequences, Dims, HostProblem, Output, HEAD_DIM, NUM_KV_HEADS, NUM_QO_HEADS,
 };
@@ -100,25 +100,9 @@ fn scaled(x: &[bf16], by: f32) -> Vec<bf16> {
     x.iter().map(|v| bf16::from_f32(v.to_f32() * by)).collect()
 }
 
-/// A workload from `(q_len, page ids)` per sequence.
+/// A workload from `(q_len, page ids)` per sequence, checked valid.
 fn workload(name: &str, num_pages: usize, seqs: &[(usize, Vec<i32>)], sm_scale: f32) -> Workload {
-    let mut qo_indptr = vec![0i32];
-    let mut kv_indptr = vec![0i32];
-    let mut kv_indices = Vec::new();
-    for (q_len, pages) in seqs {
-        qo_indptr.push(qo_indptr[qo_indptr.len() - 1] + *q_len as i32);
-        kv_indptr.push(kv_indptr[kv_indptr.len() - 1] + pages.len() as i32);
-        kv_indices.extend_from_slice(pages);
-    }
-    let w = Workload {
-        name: name.to_string(),
-        total_q: seqs.iter().map(|s| s.0).sum(),
-        num_pages,
-        qo_indptr,
-        kv_indptr,
-        kv_indices,
-        sm_scale,
-    };
+    let w = generate::from_sequences(name, num_pages, seqs, sm_scale);
     w.validate().expect("test workload is valid");
     w
 }
