@@ -75,20 +75,25 @@ __device__ __forceinline__ void attention_tile(const Params& p) {
     const uint32_t sk = cute::cast_smem_ptr_to_uint(ss.k);
     const uint32_t sv = cute::cast_smem_ptr_to_uint(ss.v);
     constexpr int kStageBytes = T::kBlockN * kHeadDim * 2;
-    // Page ids of the first (diagonal) block go out before Q; each later
-    // block's ids are loaded right after the previous block's cp.asyncs are
-    // issued, so their latency hides behind the wait for a free stage.
-    int pid[T::kBlockN / GatherLoader<T>::kRowsPerPass];
+    // Key blocks are loaded diagonal first (block n_blocks - 1 - it at step
+    // it). Page ids run two blocks ahead of the cp.asyncs that use them, so
+    // their load latency is off the producer's path.
+    constexpr int kIds = GatherLoader<T>::kKvRows;
+    int pid[kIds], pid_next[kIds] = {};
     loader.load_page_ids(p, w, n_blocks - 1, pid);
+    if (n_blocks > 1) loader.load_page_ids(p, w, n_blocks - 2, pid_next);
     loader.load_q(p, w, m0, sq, &ss.q_full);
     for (int it = 0; it < n_blocks; ++it) {
       const int stage = it % T::kStages;
       const int phase = (it / T::kStages) & 1;
+      loader.check_ids(p, w, n_blocks - 1 - it, pid);
       mbar_wait(&ss.k_empty[stage], phase ^ 1);
       loader.load_kv(p.k_cache, w, pid, sk + stage * kStageBytes, &ss.k_full[stage]);
       mbar_wait(&ss.v_empty[stage], phase ^ 1);
       loader.load_kv(p.v_cache, w, pid, sv + stage * kStageBytes, &ss.v_full[stage]);
-      if (it + 1 < n_blocks) loader.load_page_ids(p, w, n_blocks - 2 - it, pid);  // diagonal blocks first
+      CUTLASS_PRAGMA_UNROLL
+      for (int i = 0; i < kIds; ++i) pid[i] = pid_next[i];
+      if (it + 2 < n_blocks) loader.load_page_ids(p, w, n_blocks - 3 - it, pid_next);
     }
   } else {
     // ---------------- consumer warpgroups ----------------
@@ -226,8 +231,14 @@ __device__ __forceinline__ void attention_tile(const Params& p) {
 //  m64:  64 rows, one consumer warpgroup, 64-key blocks, 2 stages, two CTAs per
 //        SM: twice the CTAs in flight, so the load-latency chain of one CTA
 //        hides behind another's math, for batches of short sequences.
-using TraitsM128 = KernelTraits</*kBlockM=*/128, /*kBlockN=*/128, /*kStages=*/3, /*kCtasPerSm=*/1>;
-using TraitsM64 = KernelTraits</*kBlockM=*/64, /*kBlockN=*/64, /*kStages=*/2, /*kCtasPerSm=*/2>;
+#ifndef PAGEDATTN_M128_STAGES  // overridable for experiments (scripts/build-variant.sh)
+#define PAGEDATTN_M128_STAGES 3
+#endif
+#ifndef PAGEDATTN_M64_STAGES
+#define PAGEDATTN_M64_STAGES 2
+#endif
+using TraitsM128 = KernelTraits</*kBlockM=*/128, /*kBlockN=*/128, PAGEDATTN_M128_STAGES, /*kCtasPerSm=*/1>;
+using TraitsM64 = KernelTraits</*kBlockM=*/64, /*kBlockN=*/64, PAGEDATTN_M64_STAGES, /*kCtasPerSm=*/2>;
 
 }  // namespace pagedattn
 

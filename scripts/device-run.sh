@@ -58,6 +58,39 @@ for s in "$@"; do
         rc=$?; tail -4 "$OUT/sanitize_$tool.log"
         summary+=("sanitizer $tool rc=$rc: $(grep -E 'ERROR SUMMARY' "$OUT/sanitize_$tool.log" | tail -1)")
       done ;;
+    variants)  # kernel experiments: every dist/var/*.cubin on a few workloads (checked), one table
+      step "variants"
+      F=${VARIANT_FILTERS:-seed02 seed09 seed12 seed18 seed19 scale_single_2048 scale_single_8192 scale_batch64x512}
+      fl=(); for f in $F; do fl+=(--filter "$f"); done
+      for c in "$D"/var/*.cubin; do
+        n=$(basename "$c" .cubin)
+        PAGEDATTN_ATTENTION_CUBIN="$c" timeout 200 "$D/pagedattn" bench --backend cuda "${fl[@]}" \
+          --json "$OUT/var-$n.json" > "$OUT/var-$n.txt" 2>&1 || echo "variant $n failed: $(tail -2 "$OUT/var-$n.txt")"
+      done
+      python3 - "$OUT" $F <<'PY'
+import json, sys, glob, os
+out = sys.argv[1]
+runs = {os.path.basename(f)[4:-5]: {r["name"]: r for r in json.load(open(f))["rows"]} for f in sorted(glob.glob(out + "/var-*.json"))}
+names = [n for n in next(iter(runs.values()))] if runs else []
+print("variant".ljust(14) + "".join(n[:12].rjust(13) for n in names))
+for v, rows in runs.items():
+    cells = []
+    for n in names:
+        r = rows.get(n)
+        cells.append(("%.1f%s" % (r["time_us"], "" if r["status"] == "ok" else "!" + r["status"][:3])) if r else "-")
+    print(v.ljust(14) + "".join(c.rjust(13) for c in cells))
+PY
+      summary+=("variants done") ;;
+    ncu-source)  # per-SASS-instruction stall samples of one long causal call (m128, 8192 tokens)
+      step "ncu source-level stall sampling (scale_single_8192)"
+      timeout 300 ncu --clock-control none --kernel-name regex:paged_prefill --launch-count 1 --set full --import-source yes \
+        -o "$OUT/src8192" "$D/pagedattn" bench --backend cuda --no-check --reps 1 --warmup 0 --cuda-timing checked \
+        --workloads "$D/scale.jsonl" --filter scale_single_8192 > "$OUT/ncu_src.txt" 2>&1
+      rc=$?
+      ncu -i "$OUT/src8192.ncu-rep" --page source --csv --print-source sass > "$OUT/src8192_sass.csv" 2>&1
+      ncu -i "$OUT/src8192.ncu-rep" --page details > "$OUT/src8192_details.txt" 2>&1
+      head -c 600 "$OUT/src8192_sass.csv"; echo; grep -E "Duration|Tensor|Issue Slots|Warp Cycles Per Issued|No Eligible" "$OUT/src8192_details.txt" | head
+      summary+=("ncu-source rc=$rc") ;;
     ncu)
       step "ncu"
       timeout 300 ncu --clock-control none --kernel-name regex:paged_prefill --launch-count 12 \
@@ -76,7 +109,7 @@ for s in "$@"; do
       summary+=("peer rc=$rc") ;;
     pack)  # few files come back from a GPU machine: one archive of the logs, plus the JSON
       (cd "$OUT" && tar czf logs.tgz --exclude=logs.tgz --exclude=aot_so.tar.xz -- * \
-        && find . -type f ! -name logs.tgz ! -name 'bench*.json' ! -name results.json ! -name aot_so.tar.xz -delete)
+        && find . -type f ! -name logs.tgz ! -name 'bench*.json' ! -name results.json ! -name '*_sass.csv' ! -name aot_so.tar.xz -delete)
       ls -la "$OUT" ;;
     *) echo "unknown step $s" ;;
   esac

@@ -1,8 +1,7 @@
 // Producer side of the load pipeline: gathers Q rows and K/V rows (one page
 // per key, page_size 1) with 16-byte cp.async into the swizzled shared-memory
 // layouts the wgmma instructions read. TMA cannot gather rows by index on
-// Hopper, so each of the 128 producer threads moves 16-byte chunks: 16 threads
-// per 256-byte row, 8 rows per pass. Completion is signalled on mbarriers by
+// Hopper, so the 128 producer threads move 16-byte chunks. Completion is signalled on mbarriers by
 // cp.async.mbarrier.arrive.noinc, so no thread ever waits for its own loads.
 #pragma once
 #include "attn/kernel_traits.cuh"
@@ -23,71 +22,99 @@ __host__ __device__ constexpr int sw128_offset_bytes(int row, int chunk) {
   return (chunk / 8) * kRows * 128 + row * 128 + (((chunk % 8) ^ (row % 8)) * 16);
 }
 
+// Thread -> data map: a warp moves 8 rows per instruction, 4 threads per row,
+// each thread 16 bytes at 64-byte strides (4 instructions cover a 256-byte
+// row). A thread therefore owns kRows / 32 rows of a tile and needs one page
+// id per row, not one per 16-byte chunk: 4x fewer page-id loads, range checks
+// and 64-bit address computations than 16 threads per row, with the same
+// coalescing (each instruction reads 8 rows x 64 contiguous bytes) and the
+// minimum of 4 shared-memory wavefronts per instruction (the 8 rows of an
+// instruction have distinct row % 8).
 template <class T>
 struct GatherLoader {
-  static constexpr int kRowsPerPass = T::kProducerThreads / 16;  // 8
-  static_assert(kRowsPerPass == 8, "rows a thread moves must share row % 8");
-  int chunk;      // 16-byte chunk of the row this thread moves (0..15)
-  int row0;       // first row this thread moves; then every 8 rows
-  // Rows row0 + 8 i share row % 8, so their swizzled addresses are
-  // 1024 bytes apart: one register per tile instead of one per row.
-  int q_off, kv_off;
+  static_assert(T::kProducerThreads == 128, "4 producer warps");
+  static constexpr int kRowsPerPass = 32;
+  static constexpr int kKvRows = T::kBlockN / kRowsPerPass;  // rows per thread per K/V block
+  static constexpr int kQRows = T::kBlockM / kRowsPerPass;   // rows per thread per Q tile
+  int row0;       // first row this thread moves; then every 32 rows
+  int col;        // first element of this thread's 16-byte chunks: 8 * (lane % 4)
+  // Shared-memory byte offsets of chunks k = 0 and 1 of row row0 (chunks 2, 3
+  // are + kRows * 128, the second 64-column block): the swizzle XORs the chunk
+  // index with row % 8, which is the same for every row of this thread.
+  int sw0, sw1;
 
-  __device__ __forceinline__ explicit GatherLoader(int producer_tid)
-      : chunk(producer_tid % 16), row0(producer_tid / 16),
-        q_off(sw128_offset_bytes<T::kBlockM>(producer_tid / 16, producer_tid % 16)),
-        kv_off(sw128_offset_bytes<T::kBlockN>(producer_tid / 16, producer_tid % 16)) {}
+  __device__ __forceinline__ explicit GatherLoader(int producer_tid) {
+    const int lane = producer_tid % 32, l4 = lane % 4, r8 = lane / 4;
+    row0 = (producer_tid / 32) * 8 + r8;
+    col = l4 * 8;
+    sw0 = row0 * 128 + ((l4 ^ r8) * 16);
+    sw1 = sw0 ^ 64;
+  }
+
+  template <int kRows>
+  __device__ __forceinline__ void copy_row(uint32_t s, int pass, const __nv_bfloat16* src, bool valid) const {
+    const uint32_t r = s + pass * kRowsPerPass * 128;
+    cp_async_16_zfill(r + sw0, src, valid);
+    cp_async_16_zfill(r + sw1, src + 32, valid);
+    cp_async_16_zfill(r + kRows * 128 + sw0, src + 64, valid);
+    cp_async_16_zfill(r + kRows * 128 + sw1, src + 96, valid);
+  }
 
   // Q tile: packed rows m0 .. m0 + kBlockM of the sequence (token-major, the 6
   // heads of one kv head per token). Rows past the sequence are zero-filled.
   __device__ __forceinline__ void load_q(const Params& p, const WorkTile& w, int m0, uint32_t sq, uint64_t* full) {
-    int rows_total = w.q_len * kGroup;
+    const int rows_total = w.q_len * kGroup;
     CUTLASS_PRAGMA_UNROLL
-    for (int i = 0; i < T::kBlockM / kRowsPerPass; ++i) {
-      int r = m0 + row0 + i * kRowsPerPass;
-      bool valid = r < rows_total;
-      int token = r / kGroup, head = w.kv_head * kGroup + r % kGroup;
+    for (int i = 0; i < kQRows; ++i) {
+      const int r = m0 + row0 + i * kRowsPerPass;
+      const bool valid = r < rows_total;
+      const int token = r / kGroup, head = w.kv_head * kGroup + r % kGroup;
       const __nv_bfloat16* src =
-          valid ? p.q + ((long long)(w.q_start + token) * kNumQoHeads + head) * kHeadDim + chunk * 8 : p.q;
-      cp_async_16_zfill(sq + q_off + i * 1024, src, valid);
+          valid ? p.q + ((long long)(w.q_start + token) * kNumQoHeads + head) * kHeadDim + col : p.q;
+      copy_row<T::kBlockM>(sq, i, src, valid);
     }
     cutlass::arch::cpasync_barrier_arrive_noinc(full);
   }
 
-  // Page ids of the rows this thread moves for key block n; -1 for keys past
-  // kv_len and for out-of-range ids (which also set the error flag).
-  __device__ __forceinline__ void load_page_ids(const Params& p, const WorkTile& w, int n,
-                                                int (&pid)[T::kBlockN / kRowsPerPass]) {
-    int bad = 0;
+  // Raw page ids of this thread's rows of key block n. The range check is
+  // left to `check_ids`, at use time, so the loads' latency hides behind the
+  // producer's other work instead of stalling it right here.
+  __device__ __forceinline__ void load_page_ids(const Params& p, const WorkTile& w, int n, int (&pid)[kKvRows]) const {
     CUTLASS_PRAGMA_UNROLL
-    for (int i = 0; i < T::kBlockN / kRowsPerPass; ++i) {
-      int j = n * T::kBlockN + row0 + i * kRowsPerPass;
-      int id = -1;
-      if (j < w.kv_len) {
-        id = __ldg(p.kv_indices + (long long)w.kv_start + j);
-        if (id < 0 || id >= p.num_pages) {
-          bad = 1;
-          id = -1;
-        }
-      }
-      pid[i] = id;
+    for (int i = 0; i < kKvRows; ++i) {
+      const int j = n * T::kBlockN + row0 + i * kRowsPerPass;
+      pid[i] = j < w.kv_len ? __ldg(p.kv_indices + (long long)w.kv_start + j) : 0;
+    }
+  }
+
+  // Ids of key block n made safe: -1 (a zero row, never dereferenced) for
+  // keys past kv_len and for ids outside [0, num_pages), which also set the
+  // error flag.
+  __device__ __forceinline__ void check_ids(const Params& p, const WorkTile& w, int n, int (&pid)[kKvRows]) const {
+    bool bad = false;
+    CUTLASS_PRAGMA_UNROLL
+    for (int i = 0; i < kKvRows; ++i) {
+      const int j = n * T::kBlockN + row0 + i * kRowsPerPass;
+      const bool in_range = pid[i] >= 0 && (long long)pid[i] < p.num_pages;
+      if (j < w.kv_len && !in_range) bad = true;
+      pid[i] = j < w.kv_len && in_range ? pid[i] : -1;
     }
     if (bad) atomicOr(p.error_flag, kErrPageOutOfRange);
   }
 
   // One K or V block: rows of `cache` at the given page ids, zero rows for -1.
-  __device__ __forceinline__ void load_kv(const __nv_bfloat16* cache, const WorkTile& w,
-                                          const int (&pid)[T::kBlockN / kRowsPerPass], uint32_t skv, uint64_t* full) {
-    const __nv_bfloat16* head_base = cache + w.kv_head * kHeadDim + chunk * 8;
+  __device__ __forceinline__ void load_kv(const __nv_bfloat16* cache, const WorkTile& w, const int (&pid)[kKvRows],
+                                          uint32_t skv, uint64_t* full) const {
+    const __nv_bfloat16* head_base = cache + w.kv_head * kHeadDim + col;
     CUTLASS_PRAGMA_UNROLL
-    for (int i = 0; i < T::kBlockN / kRowsPerPass; ++i) {
+    for (int i = 0; i < kKvRows; ++i) {
 #ifdef PAGEDATTN_DIAG_NO_KV_LOAD
-      bool valid = false;  // diagnostic build: no K/V bytes read
+      const bool valid = false;  // diagnostic build: no K/V bytes read
 #else
-      bool valid = pid[i] >= 0;
+      const bool valid = pid[i] >= 0;
 #endif
       const __nv_bfloat16* src = valid ? head_base + (long long)pid[i] * (kNumKvHeads * kHeadDim) : cache;
-      cp_async_16_zfill(skv + kv_off + i * 1024, src, valid);
+      copy_row<T::kBlockN>(skv, i, src, valid);
     }
     cutlass::arch::cpasync_barrier_arrive_noinc(full);
   }

@@ -109,7 +109,18 @@ impl PagedPrefill {
                 "{name} is sm_{major}{minor}; the kernels are built for Hopper sm_90a"
             )));
         }
-        let module = ctx.load_module(Ptx::from_binary(attn_cubin.to_vec()))?;
+        // Development aid for kernel experiments: a cubin built from the same
+        // kernels/ sources (same entry points and Params) replaces the embedded one.
+        let attn_cubin = match std::env::var_os("PAGEDATTN_ATTENTION_CUBIN") {
+            Some(path) => std::fs::read(&path).map_err(|e| {
+                Error::BackendUnavailable(
+                    "cuda".into(),
+                    format!("PAGEDATTN_ATTENTION_CUBIN={}: {e}", path.to_string_lossy()),
+                )
+            })?,
+            None => attn_cubin.to_vec(),
+        };
+        let module = ctx.load_module(Ptx::from_binary(attn_cubin))?;
         let stream = ctx.default_stream();
         let mut kernels = Vec::new();
         for config in [TileConfig::M128, TileConfig::M64] {
