@@ -17,12 +17,12 @@ for s in "$@"; do
   case "$s" in
     tests)
       step "GPU tests"
-      timeout 500 "$D/gpu_tests" --test-threads=1 --nocapture > "$OUT/gpu_tests.log" 2>&1
+      timeout ${TESTS_TIMEOUT:-500} "$D/gpu_tests" --test-threads=1 --nocapture > "$OUT/gpu_tests.log" 2>&1
       rc=$?; grep -E "^(test |seed |scale |fast|reference|determinism|bad|GPU test seed)|panicked|differs" "$OUT/gpu_tests.log" | head -80
       summary+=("gpu tests rc=$rc: $(grep -E '^test result' "$OUT/gpu_tests.log")") ;;
     reliability)
       step "GPU reliability tests"
-      timeout 400 "$D/gpu_reliability" --test-threads=1 --nocapture > "$OUT/gpu_reliability.log" 2>&1
+      timeout ${REL_TIMEOUT:-400} "$D/gpu_reliability" --test-threads=1 --nocapture > "$OUT/gpu_reliability.log" 2>&1
       rc=$?; grep -E "^test |panicked|: ok|SKIPPED|seed" "$OUT/gpu_reliability.log" | cut -c1-300 | head -60
       summary+=("gpu reliability rc=$rc: $(grep -E '^test result' "$OUT/gpu_reliability.log")") ;;
     bench-m64|bench-m128)
@@ -33,14 +33,25 @@ for s in "$@"; do
       summary+=("bench $cfg rc=$rc") ;;
     bench)
       step "bench (cuda)"
-      timeout 400 "$D/pagedattn" bench --backend cuda --json "$OUT/bench.json" > "$OUT/bench.txt" 2> "$OUT/bench.err"
+      timeout ${BENCH_TIMEOUT:-400} "$D/pagedattn" bench --backend cuda --json "$OUT/bench.json" > "$OUT/bench.txt" 2> "$OUT/bench.err"
       rc=$?; cat "$OUT/bench.txt"; tail -3 "$OUT/bench.err"
       summary+=("bench rc=$rc") ;;
     checked)  # the checked mode's cost against the graph-timed fast path, seed set
       step "bench: checked launches (host clock) vs unchecked (graph)"
       timeout 200 "$D/pagedattn" bench --backend cuda --no-check --workloads "$D/seed.jsonl" --cuda-timing checked \
         --json "$OUT/bench-checked.json" > "$OUT/bench-checked.txt" 2>&1
-      rc=$?; grep -E "^\| seed" "$OUT/bench-checked.txt" | awk -F'|' '{print $2, $6}'
+      rc=$?
+      timeout 200 "$D/pagedattn" bench --backend cuda --no-check --workloads "$D/seed.jsonl" --cuda-timing eager \
+        --json "$OUT/bench-eager.json" > "$OUT/bench-eager.txt" 2>&1
+      python3 - "$OUT" <<'PY'
+import json, sys
+o = sys.argv[1]
+c = {r["name"]: r["time_us"] for r in json.load(open(o + "/bench-checked.json"))["rows"]}
+e = {r["name"]: r["time_us"] for r in json.load(open(o + "/bench-eager.json"))["rows"]}
+print("workload            eager us  checked us  extra us")
+for n in c:
+    print("%-18s %9.1f %11.1f %9.1f" % (n, e[n], c[n], c[n] - e[n]))
+PY
       summary+=("bench checked rc=$rc") ;;
     sanitize-generated)  # the sanitizers over the edge cases and 40 generated batches
       for tool in ${SANITIZERS:-memcheck racecheck synccheck initcheck}; do
@@ -64,7 +75,8 @@ for s in "$@"; do
       fl=(); for f in $F; do fl+=(--filter "$f"); done
       for c in "$D"/var/*.cubin; do
         n=$(basename "$c" .cubin)
-        PAGEDATTN_ATTENTION_CUBIN="$c" timeout 200 "$D/pagedattn" bench --backend cuda "${fl[@]}" \
+        case "$n" in *_np) export PAGEDATTN_PERSISTENT=0 ;; *) unset PAGEDATTN_PERSISTENT ;; esac  # NAME_np: one CTA per tile
+        PAGEDATTN_ATTENTION_CUBIN="$c" timeout ${VARIANT_TIMEOUT:-60} "$D/pagedattn" bench --backend cuda "${fl[@]}" \
           --json "$OUT/var-$n.json" > "$OUT/var-$n.txt" 2>&1 || echo "variant $n failed: $(tail -2 "$OUT/var-$n.txt")"
       done
       python3 - "$OUT" $F <<'PY'
@@ -80,10 +92,23 @@ for v, rows in runs.items():
         cells.append(("%.1f%s" % (r["time_us"], "" if r["status"] == "ok" else "!" + r["status"][:3])) if r else "-")
     print(v.ljust(14) + "".join(c.rjust(13) for c in cells))
 PY
+      unset PAGEDATTN_PERSISTENT
       summary+=("variants done") ;;
+    ncu-ab)  # full ncu sets of two cubins on one workload (NCU_A, NCU_B, NCU_FILTER, NCU_A_ENV, NCU_B_ENV)
+      for side in A B; do
+        c=$([ $side = A ] && echo "$NCU_A" || echo "$NCU_B"); ev=$([ $side = A ] && echo "${NCU_A_ENV:-X=1}" || echo "${NCU_B_ENV:-X=1}")
+        step "ncu $side: $c ($ev)"
+        timeout 200 env $ev PAGEDATTN_ATTENTION_CUBIN="$c" ncu --clock-control none --kernel-name regex:paged_prefill --launch-count 1 --set full --import-source yes \
+          -o "$OUT/ab_$side" "$D/pagedattn" bench --backend cuda --no-check --reps 1 --warmup 0 --cuda-timing checked \
+          --filter "${NCU_FILTER:-scale_single_2048}" > "$OUT/ab_$side.txt" 2>&1
+        ncu -i "$OUT/ab_$side.ncu-rep" --page source --csv --print-source sass > "$OUT/ab_${side}_sass.csv" 2>&1
+        ncu -i "$OUT/ab_$side.ncu-rep" --page details > "$OUT/ab_${side}_details.txt" 2>&1
+        grep -E "Duration|Tensor|Issue Slots|Warp Cycles Per Issued|No Eligible|Executed Ipc|Grid Size|Waves" "$OUT/ab_${side}_details.txt" | head -12
+      done
+      summary+=("ncu-ab done") ;;
     ncu-source)  # per-SASS-instruction stall samples of one long causal call (m128, 8192 tokens)
       step "ncu source-level stall sampling (scale_single_8192)"
-      timeout 300 ncu --clock-control none --kernel-name regex:paged_prefill --launch-count 1 --set full --import-source yes \
+      timeout 300 env PAGEDATTN_ATTENTION_CUBIN=${NCU_CUBIN:-} ncu --clock-control none --kernel-name regex:paged_prefill --launch-count 1 --set full --import-source yes \
         -o "$OUT/src8192" "$D/pagedattn" bench --backend cuda --no-check --reps 1 --warmup 0 --cuda-timing checked \
         --workloads "$D/scale.jsonl" --filter scale_single_8192 > "$OUT/ncu_src.txt" 2>&1
       rc=$?

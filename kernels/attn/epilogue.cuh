@@ -1,5 +1,5 @@
-// Epilogue: bf16 output through shared memory (the Q buffer, whose rows this
-// warpgroup no longer reads) so that global stores are full 16-byte chunks of
+// Epilogue: bf16 output through shared memory (a staging buffer, each
+// warpgroup its own 64 rows) so that global stores are full 16-byte chunks of
 // 256-byte rows, coalesced; base-2 lse from the quad leaders.
 #pragma once
 #include "attn/kernel_traits.cuh"
@@ -10,6 +10,8 @@ template <class T, class TO, class TC, class TensorO>
 __device__ __forceinline__ void store_output(const Params& p, const WorkTile& w, int m0, int cw, int ct,
                                              TO const& tOrO, TC const& tOcO, float (&lse)[2], TensorO& sO) {
   int rows_total = w.q_len * kGroup;
+  // Every thread of the warpgroup is done reading its previous tile's rows.
+  cutlass::arch::NamedBarrier::sync(128, 1 + cw);
   // registers -> shared, two bf16 per 4-byte store (adjacent columns).
   CUTLASS_PRAGMA_UNROLL
   for (int v = 0; v < cute::size(tOrO); v += 2) {

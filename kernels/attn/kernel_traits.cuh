@@ -6,11 +6,12 @@
 #include <cutlass/arch/barrier.h>
 #include <cutlass/arch/reg_reconfig.h>
 #include "attn/params.cuh"
+#include "attn/tile_scheduler.cuh"
 
 namespace pagedattn {
 using namespace cute;
 
-template <int kBlockM_, int kBlockN_, int kStages_, int kCtasPerSm_>
+template <int kBlockM_, int kBlockN_, int kStages_, int kCtasPerSm_, bool kPersistent_>
 struct KernelTraits {
   using Element = cutlass::bfloat16_t;
   static constexpr int kBlockM = kBlockM_;       // packed (token, head) rows per tile
@@ -23,6 +24,11 @@ struct KernelTraits {
   // setmaxnreg budgets: the gather producer needs few registers, the consumers
   // hold S (64 fp32) and O (64 fp32) accumulators per thread.
   static constexpr int kCtasPerSm = kCtasPerSm_;
+  // Persistent: a CTA walks many tiles (attn/tile_scheduler.cuh), with a
+  // double-buffered Q and its own O staging buffer so the next tile's Q loads
+  // under this tile's last blocks. Otherwise one tile per CTA, and the Q
+  // buffer doubles as the O staging buffer.
+  static constexpr bool kPersistent = kPersistent_;
   static constexpr int kProducerRegs = 56;
   // What the register file leaves the consumers once the producers have theirs.
   static constexpr int kConsumerRegs =
@@ -45,7 +51,9 @@ struct KernelTraits {
   // 16-byte chunks XOR-ed with (row % 8), so gathered rows land bank-conflict
   // free and wgmma reads them directly.
   using SmemLayoutAtom = GMMA::Layout_K_SW128_Atom<Element>;
-  using SmemLayoutQ = decltype(tile_to_shape(SmemLayoutAtom{}, Shape<Int<kBlockM>, Int<kHeadDim>>{}));
+  static constexpr int kQSlots = kPersistent ? 2 : 1;
+  // One Q slot and the O staging buffer share this layout.
+  using SmemLayoutO = decltype(tile_to_shape(SmemLayoutAtom{}, Shape<Int<kBlockM>, Int<kHeadDim>>{}));
   using SmemLayoutK = decltype(tile_to_shape(SmemLayoutAtom{}, Shape<Int<kBlockN>, Int<kHeadDim>, Int<kStages>>{}));
   using SmemLayoutV = SmemLayoutK;
   // V seen as (head_dim, keys, stage) for the PV GEMM's B operand.
@@ -53,14 +61,18 @@ struct KernelTraits {
       SmemLayoutV{}, make_ordered_layout(Shape<Int<kHeadDim>, Int<kBlockN>, Int<kStages>>{}, Step<_2, _1, _3>{})));
 
   struct SharedStorage {
-    alignas(1024) Element q[kBlockM * kHeadDim];   // also the output staging buffer
+    alignas(1024) Element q[kQSlots * kBlockM * kHeadDim];
     alignas(1024) Element k[kStages * kBlockN * kHeadDim];
     alignas(1024) Element v[kStages * kBlockN * kHeadDim];
-    alignas(8) uint64_t q_full;
+    // Output staging of a persistent CTA (a stub otherwise: q is used).
+    alignas(kPersistent ? 1024 : 16) Element o[kPersistent ? kBlockM * kHeadDim : 8];
+    alignas(8) uint64_t q_full[kQSlots];   // Q slot loaded and its tile published
+    alignas(8) uint64_t q_empty[kQSlots];  // consumers done with the Q slot
     alignas(8) uint64_t k_full[kStages];
     alignas(8) uint64_t k_empty[kStages];
     alignas(8) uint64_t v_full[kStages];
     alignas(8) uint64_t v_empty[kStages];
+    TileSlot tile[kQSlots];  // the tile each Q slot holds, written by the producer
   };
   static constexpr int kSmemBytes = sizeof(SharedStorage);
 };

@@ -62,7 +62,7 @@ struct GatherLoader {
 
   // Q tile: packed rows m0 .. m0 + kBlockM of the sequence (token-major, the 6
   // heads of one kv head per token). Rows past the sequence are zero-filled.
-  __device__ __forceinline__ void load_q(const Params& p, const WorkTile& w, int m0, uint32_t sq, uint64_t* full) {
+  __device__ __forceinline__ void load_q(const Params& p, const WorkTile& w, int m0, uint32_t sq, uint64_t* full) const {
     const int rows_total = w.q_len * kGroup;
     CUTLASS_PRAGMA_UNROLL
     for (int i = 0; i < kQRows; ++i) {
@@ -103,9 +103,9 @@ struct GatherLoader {
   }
 
   // One K or V block: rows of `cache` at the given page ids, zero rows for -1.
-  __device__ __forceinline__ void load_kv(const __nv_bfloat16* cache, const WorkTile& w, const int (&pid)[kKvRows],
+  __device__ __forceinline__ void load_kv(const __nv_bfloat16* cache, int kv_head, const int (&pid)[kKvRows],
                                           uint32_t skv, uint64_t* full) const {
-    const __nv_bfloat16* head_base = cache + w.kv_head * kHeadDim + col;
+    const __nv_bfloat16* head_base = cache + kv_head * kHeadDim + col;
     CUTLASS_PRAGMA_UNROLL
     for (int i = 0; i < kKvRows; ++i) {
 #ifdef PAGEDATTN_DIAG_NO_KV_LOAD

@@ -73,6 +73,24 @@ __device__ __forceinline__ WorkTile decode_tile(const Params& p, int linear) {
   return w;
 }
 
+// Persistent grid: CTA c takes, in round r, linear tile r * G + c for even r
+// and r * G + (G - 1 - c) for odd r (G = gridDim.x). Linear tiles run from
+// heaviest to lightest, so the serpentine order evens out the work per CTA
+// the way the hardware's own heaviest-first dispatch would, without a global
+// counter (which would need resetting between launches and would be shared
+// by calls on different streams). -1: no tile left for this CTA.
+__device__ __forceinline__ long long tile_for_round(const Params& p, int round) {
+  const long long g = gridDim.x;
+  const long long t = round * g + ((round & 1) ? g - 1 - blockIdx.x : blockIdx.x);
+  return t < (long long)p.tiles_per_head * kNumKvHeads ? t : -1;
+}
+
+// A tile as the producer hands it to the consumers through shared memory.
+struct TileSlot {
+  WorkTile w;
+  int done;  // no tile left: the consumers exit
+};
+
 }  // namespace pagedattn
 
 namespace pagedattn {

@@ -115,7 +115,9 @@ struct BenchArgs {
     no_check: bool,
     /// CUDA: what to time. `graph` (SPEC.md): events around a graph replay of
     /// one unchecked call. `checked`: host wall clock of one checked call
-    /// (error flag reset, launch, flag read back, synchronised).
+    /// (error flag reset, launch, flag read back, synchronised). `eager`:
+    /// host wall clock of one unchecked call and a synchronise (the same
+    /// clock as `checked`, to read the checked mode's cost off).
     #[arg(long, value_enum, default_value_t = CudaTiming::Graph)]
     cuda_timing: CudaTiming,
 }
@@ -124,6 +126,7 @@ struct BenchArgs {
 enum CudaTiming {
     Graph,
     Checked,
+    Eager,
 }
 
 #[derive(Args, Debug, Clone)]
@@ -185,6 +188,7 @@ fn bench_cmd(a: &BenchArgs) -> Result<ExitCode> {
     let timing = match a.cuda_timing {
         CudaTiming::Graph => Timing::Graph,
         CudaTiming::Checked => Timing::Checked,
+        CudaTiming::Eager => Timing::Eager,
     };
     execute(&a.run, &opts, timing)
 }

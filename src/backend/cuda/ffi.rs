@@ -22,14 +22,24 @@ pub const PTXAS_REPORT: &str = include_str!(concat!(env!("OUT_DIR"), "/ptxas_rep
 pub const PTXAS_REPORT: &str = "built without GPU kernels";
 
 /// Entry point, its shared-memory size symbol and its block size, per tile configuration.
-pub(crate) fn entry(config: crate::schedule::TileConfig) -> (&'static str, &'static str, u32) {
+/// Entry point of a configuration: (function, its shared-memory-size symbol,
+/// its "grid is persistent" symbol, threads per CTA).
+pub(crate) fn entry(
+    config: crate::schedule::TileConfig,
+) -> (&'static str, &'static str, &'static str, u32) {
     match config {
-        crate::schedule::TileConfig::M128 => {
-            ("paged_prefill_m128", "paged_prefill_m128_smem_bytes", 384)
-        }
-        crate::schedule::TileConfig::M64 => {
-            ("paged_prefill_m64", "paged_prefill_m64_smem_bytes", 256)
-        }
+        crate::schedule::TileConfig::M128 => (
+            "paged_prefill_m128",
+            "paged_prefill_m128_smem_bytes",
+            "paged_prefill_m128_persistent",
+            384,
+        ),
+        crate::schedule::TileConfig::M64 => (
+            "paged_prefill_m64",
+            "paged_prefill_m64_smem_bytes",
+            "paged_prefill_m64_persistent",
+            256,
+        ),
     }
 }
 pub(crate) const REFERENCE_KERNEL: &str = "reference_attention";

@@ -61,6 +61,9 @@ struct Kernel {
     func: CudaFunction,
     smem_bytes: u32,
     threads: u32,
+    /// The grid's cap: the CTAs resident on the whole GPU at once for a
+    /// persistent kernel, none (u32::MAX) for one tile per CTA.
+    resident_ctas: u32,
 }
 
 /// A device buffer's address range, for alignment and aliasing checks.
@@ -111,43 +114,67 @@ impl PagedPrefill {
         }
         // Development aid for kernel experiments: a cubin built from the same
         // kernels/ sources (same entry points and Params) replaces the embedded one.
-        let attn_cubin = match std::env::var_os("PAGEDATTN_ATTENTION_CUBIN") {
-            Some(path) => std::fs::read(&path).map_err(|e| {
-                Error::BackendUnavailable(
-                    "cuda".into(),
-                    format!("PAGEDATTN_ATTENTION_CUBIN={}: {e}", path.to_string_lossy()),
-                )
-            })?,
-            None => attn_cubin.to_vec(),
-        };
+        let attn_cubin =
+            match std::env::var_os("PAGEDATTN_ATTENTION_CUBIN").filter(|p| !p.is_empty()) {
+                Some(path) => std::fs::read(&path).map_err(|e| {
+                    Error::BackendUnavailable(
+                        "cuda".into(),
+                        format!("PAGEDATTN_ATTENTION_CUBIN={}: {e}", path.to_string_lossy()),
+                    )
+                })?,
+                None => attn_cubin.to_vec(),
+            };
         let module = ctx.load_module(Ptx::from_binary(attn_cubin))?;
         let stream = ctx.default_stream();
+        let sms = ctx
+            .attribute(sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)?
+            as u32;
+        // Development aid: PAGEDATTN_PERSISTENT=0 launches one CTA per tile
+        // (the kernel then runs one round per CTA), for A/B measurements.
+        let one_tile_per_cta = std::env::var("PAGEDATTN_PERSISTENT").as_deref() == Ok("0");
         let mut kernels = Vec::new();
         for config in [TileConfig::M128, TileConfig::M64] {
-            let (name, smem_symbol, threads) = ffi::entry(config);
+            let (name, smem_symbol, persistent_symbol, threads) = ffi::entry(config);
             let func = module.load_function(name)?;
-            let smem_bytes = {
-                let global = module.get_global(smem_symbol, &stream)?;
+            let read_i32 = |symbol: &str| -> Result<i32> {
+                let global = module.get_global(symbol, &stream)?;
                 let bytes: Vec<u8> = stream.clone_dtoh(&global)?;
                 let arr: [u8; 4] =
                     bytes
                         .get(..4)
                         .and_then(|b| b.try_into().ok())
                         .ok_or_else(|| {
-                            Error::Driver("kernel smem size symbol has the wrong size".into())
+                            Error::Driver(format!("kernel symbol {symbol} has the wrong size"))
                         })?;
-                i32::from_le_bytes(arr) as u32
+                Ok(i32::from_le_bytes(arr))
             };
+            let smem_bytes = read_i32(smem_symbol)? as u32;
+            let persistent = read_i32(persistent_symbol)? != 0;
             func.set_attribute(
                 sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
                 smem_bytes as i32,
             )?;
+            let per_sm = func.occupancy_max_active_blocks_per_multiprocessor(
+                threads,
+                smem_bytes as usize,
+                None,
+            )?;
+            if per_sm == 0 {
+                return Err(Error::UnsupportedDevice(format!(
+                    "{name} does not fit on an SM ({smem_bytes} bytes of shared memory, {threads} threads)"
+                )));
+            }
             kernels.push((
                 config,
                 Kernel {
                     func,
                     smem_bytes,
                     threads,
+                    resident_ctas: if persistent && !one_tile_per_cta {
+                        per_sm * sms
+                    } else {
+                        u32::MAX
+                    },
                 },
             ));
         }
@@ -369,11 +396,16 @@ impl PagedPrefill {
         L: DevicePtrMut<f32>,
     {
         let (params, _guards) = self.params(config, stream, p, out, lse)?;
-        let grid = params.tiles_per_head as u32 * crate::problem::NUM_KV_HEADS as u32;
-        if grid == 0 {
+        let tiles = params.tiles_per_head as u32 * crate::problem::NUM_KV_HEADS as u32;
+        if tiles == 0 {
             return Ok(()); // no sequences and no rows: nothing to compute
         }
         let k = self.kernel(config);
+        // One CTA per tile or, persistent, at most one wave of resident CTAs,
+        // each walking its share of the tiles (kernels/attn/tile_scheduler.cuh).
+        // The size depends on the shapes only, so a captured graph stays
+        // valid for new indptr contents.
+        let grid = tiles.min(k.resident_ctas);
         let cfg = LaunchConfig {
             grid_dim: (grid, 1, 1),
             block_dim: (k.threads, 1, 1),
