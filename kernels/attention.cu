@@ -59,7 +59,8 @@ __device__ __forceinline__ void init_barriers(typename T::SharedStorage& ss) {
   if (threadIdx.x == 0) {
     CUTLASS_PRAGMA_UNROLL
     for (int s = 0; s < T::kQSlots; ++s) {
-      mbar_init(&ss.q_full[s], T::kProducerThreads);  // the Q rows' cp.async arrivals
+      // The Q rows' 128 cp.async arrivals, plus, persistent, one for the tile info.
+      mbar_init(&ss.q_full[s], T::kProducerThreads + (T::kPersistent ? 1 : 0));
       mbar_init(&ss.q_empty[s], T::kConsumerWGs * 4);  // one arrive per consumer warp
     }
     CUTLASS_PRAGMA_UNROLL
@@ -88,16 +89,24 @@ __device__ __forceinline__ void produce_tile(const Params& p, typename T::Shared
   constexpr int kIds = GatherLoader<T>::kKvRows;
   const uint32_t sk = cute::cast_smem_ptr_to_uint(ss.k);
   const uint32_t sv = cute::cast_smem_ptr_to_uint(ss.v);
+  // Persistent, the consumers learn the tile from the slot's q_full, which
+  // thread 0 (having written the tile info) also arrives on: before any wait
+  // for a ring stage, which needs the consumers.
+  auto publish_tile = [&]() {
+    if constexpr (T::kPersistent)
+      if (threadIdx.x == 0) mbar_arrive(&ss.q_full[slot]);
+  };
   if (e.n_blocks == 0) {
-    // No key: the rows' output is 0 and Q is not read. Persistent, the slot's
-    // q_full still completes, so both sides keep the same slot phases.
+    // No key: the rows' output is 0 and Q is not read.
     if constexpr (T::kPersistent) mbar_arrive(&ss.q_full[slot]);
+    publish_tile();
     return;
   }
   int pid[kIds], pid_next[kIds] = {};
   loader.load_page_ids(p, w, e.n_blocks - 1, pid);
   if (e.n_blocks > 1) loader.load_page_ids(p, w, e.n_blocks - 2, pid_next);
   loader.load_q(p, w, e.m0, cute::cast_smem_ptr_to_uint(ss.q) + slot * kQBytes, &ss.q_full[slot]);
+  publish_tile();
   for (int it = 0; it < e.n_blocks; ++it) {
     const RingPos<T::kStages> rp(block_iter + it);
     loader.check_ids(p, w, e.n_blocks - 1 - it, pid);
@@ -286,23 +295,10 @@ __device__ __forceinline__ void attention_tile(const Params& p) {
 }
 
 // ---------------- persistent ----------------
-// Producer and consumers walk the same tiles (tile_for_round), each side
-// decoding them itself, so they share nothing but the cp.async data and the
-// barriers. The producer streams each tile's Q into a free Q slot and its key
-// blocks through the ring; it runs ahead of the consumers by up to a Q slot
-// and the ring's depth, so the next tile's Q and first blocks load under this
-// tile's last blocks and epilogue. The consumers decode one tile ahead, so
-// the indptr loads of the next tile overlap this tile's work.
-template <class T>
-__device__ __forceinline__ bool next_valid_tile(const Params& p, int& round, WorkTile& w) {
-  for (;; ++round) {
-    const long long t = tile_for_round(p, round);
-    if (t < 0) return false;
-    w = decode_tile<T::kBlockM>(p, t);
-    if (w.valid) return true;  // else a spare tile or a bad sequence: nothing to compute
-  }
-}
-
+// The producer walks this CTA's tiles (tile_for_round), publishes each with
+// its Q rows in a free Q slot and streams its key blocks; it runs ahead of the
+// consumers by up to a Q slot and the ring's depth, so the next tile's Q and
+// first blocks load under this tile's last blocks and epilogue.
 template <class T>
 __device__ __forceinline__ void attention_persistent(const Params& p) {
   extern __shared__ __align__(1024) unsigned char smem_buf[];
@@ -313,30 +309,42 @@ __device__ __forceinline__ void attention_persistent(const Params& p) {
     for (long long first = (long long)blockIdx.x * 32; first <= p.batch; first += (long long)gridDim.x * 32)
       validate_indptrs(p, first);
   }
-  int slot_iter = 0, block_iter = 0, round = 0;
-  WorkTile w{};
+  int slot_iter = 0, block_iter = 0;
   if (warp < 4) {
     cutlass::arch::warpgroup_reg_dealloc<T::kProducerRegs>();
     const GatherLoader<T> loader(threadIdx.x);
-    for (; next_valid_tile<T>(p, round, w); ++round, ++slot_iter) {
+    for (int round = 0;; ++round) {
+      const long long t = tile_for_round(p, round);
+      WorkTile w{};
+      if (t >= 0) {
+        w = decode_tile<T::kBlockM>(p, t);
+        if (!w.valid) continue;  // spare tile or bad sequence: nothing to compute
+      }
       const int slot = slot_iter % T::kQSlots, qphase = (slot_iter / T::kQSlots) & 1;
+      ++slot_iter;
       mbar_wait(&ss.q_empty[slot], qphase ^ 1);
+      if (threadIdx.x == 0) {
+        ss.tile[slot].w = w;
+        ss.tile[slot].done = t < 0;
+      }
+      if (t < 0) {
+        mbar_arrive(&ss.q_full[slot]);
+        if (threadIdx.x == 0) mbar_arrive(&ss.q_full[slot]);  // releases the tile info
+        break;
+      }
       const TileExtent<T> e(w);
-      produce_tile<T>(p, ss, loader, w, e, slot, block_iter);
+      produce_tile<T>(p, ss, loader, w, e, slot, block_iter);  // also releases the tile info
       block_iter += e.n_blocks;
     }
   } else {
     cutlass::arch::warpgroup_reg_alloc<T::kConsumerRegs>();
-    bool have = next_valid_tile<T>(p, round, w);
-    while (have) {
-      const WorkTile cur = w;
-      ++round;
-      have = next_valid_tile<T>(p, round, w);  // the next tile's loads go out now
+    for (;; ++slot_iter) {
       const int slot = slot_iter % T::kQSlots, qphase = (slot_iter / T::kQSlots) & 1;
-      ++slot_iter;
-      const TileExtent<T> e(cur);
       mbar_wait(&ss.q_full[slot], qphase);
-      consume_tile<T>(p, ss, cur, e, slot, block_iter, ss.o);
+      if (ss.tile[slot].done) break;
+      const WorkTile w = ss.tile[slot].w;
+      const TileExtent<T> e(w);
+      consume_tile<T>(p, ss, w, e, slot, block_iter, ss.o);
       block_iter += e.n_blocks;
     }
   }

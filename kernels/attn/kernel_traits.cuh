@@ -66,12 +66,13 @@ struct KernelTraits {
     alignas(1024) Element v[kStages * kBlockN * kHeadDim];
     // Output staging of a persistent CTA (a stub otherwise: q is used).
     alignas(kPersistent ? 1024 : 16) Element o[kPersistent ? kBlockM * kHeadDim : 8];
-    alignas(8) uint64_t q_full[kQSlots];   // Q slot loaded
+    alignas(8) uint64_t q_full[kQSlots];   // Q slot loaded and its tile published
     alignas(8) uint64_t q_empty[kQSlots];  // consumers done with the Q slot
     alignas(8) uint64_t k_full[kStages];
     alignas(8) uint64_t k_empty[kStages];
     alignas(8) uint64_t v_full[kStages];
     alignas(8) uint64_t v_empty[kStages];
+    TileSlot tile[kQSlots];  // the tile each Q slot holds, written by the producer
   };
   static constexpr int kSmemBytes = sizeof(SharedStorage);
 };

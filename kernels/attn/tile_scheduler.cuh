@@ -85,6 +85,12 @@ __device__ __forceinline__ long long tile_for_round(const Params& p, int round) 
   return t < (long long)p.tiles_per_head * kNumKvHeads ? t : -1;
 }
 
+// A tile as the producer hands it to the consumers through shared memory.
+struct TileSlot {
+  WorkTile w;
+  int done;  // no tile left: the consumers exit
+};
+
 }  // namespace pagedattn
 
 namespace pagedattn {
