@@ -85,9 +85,16 @@ fn main() {
         .output()
     {
         if o.status.success() {
+            // Uncommitted kernel sources make the commit name a lie: say so.
+            let dirty = Command::new("git")
+                .args(["status", "--porcelain", "--", "kernels"])
+                .output()
+                .map(|d| !d.stdout.is_empty())
+                .unwrap_or(false);
             println!(
-                "cargo:rustc-env=PAGEDATTN_BUILD_COMMIT={}",
-                String::from_utf8_lossy(&o.stdout).trim()
+                "cargo:rustc-env=PAGEDATTN_BUILD_COMMIT={}{}",
+                String::from_utf8_lossy(&o.stdout).trim(),
+                if dirty { "+kernels-dirty" } else { "" }
             );
         }
     }

@@ -22,8 +22,9 @@ pub enum TileConfig {
     /// 128 packed rows x 128-key blocks, two consumer warpgroups, one CTA per
     /// SM: least K/V traffic per FLOP, for long sequences.
     M128,
-    /// 64 packed rows x 64-key blocks, one consumer warpgroup, two CTAs per SM:
-    /// more CTAs in flight to hide load latency, for batches of short sequences.
+    /// 64 packed rows x 64-key blocks, one consumer warpgroup, two CTAs per SM,
+    /// persistent (each CTA walks many tiles, loading the next tile's Q and
+    /// first key blocks under the current one): for batches of short sequences.
     M64,
 }
 
@@ -46,8 +47,8 @@ impl TileConfig {
     /// The configuration for a call, from what the host knows without reading
     /// device memory: the mean query length `total_q / batch`. Short sequences
     /// give few key blocks per tile, so a tile's cost is mostly load latency,
-    /// which the two-CTAs-per-SM configuration hides; long ones are bound by
-    /// math and K/V traffic, which 128-row tiles halve.
+    /// which the persistent two-CTAs-per-SM configuration hides; long ones are
+    /// bound by math and K/V traffic, which 128-row tiles halve.
     pub fn choose(total_q: usize, batch: usize) -> TileConfig {
         if batch == 0 || total_q / batch < M64_MAX_MEAN_Q_LEN {
             TileConfig::M64
@@ -100,8 +101,11 @@ impl HostPlan {
     }
 }
 
-/// Mean query length below which [`TileConfig::choose`] picks `M64`.
-pub const M64_MAX_MEAN_Q_LEN: usize = 768;
+/// Mean query length below which [`TileConfig::choose`] picks `M64`. Set from
+/// both configurations timed on every seed and scale workload on the H200
+/// (BENCHMARKS.md, v4): m128 wins from seed13 (mean 608) and seed19 (687) up,
+/// the persistent m64 at seed07 (559) and scale_batch64x512 (512) and below.
+pub const M64_MAX_MEAN_Q_LEN: usize = 600;
 
 /// First tile index of sequence `b`, given `qo_indptr[b]`.
 pub fn tile_start(qo_start: usize, b: usize, block_m: usize) -> usize {
@@ -121,19 +125,19 @@ mod tests {
 
     #[test]
     fn host_plan_validates_and_chooses() {
-        // 3 sequences, one without queries: mean over the other two is 1000.
-        let qo = [0, 1000, 1000, 2000];
-        let kv = [0, 1000, 1010, 2010];
-        let d = Dims::new(2000, 3000, 3, 2010);
+        // 4 sequences, two without queries: mean over the other two is 1000.
+        let qo = [0, 1000, 1000, 1000, 2000];
+        let kv = [0, 1000, 1010, 1010, 2010];
+        let d = Dims::new(2000, 3000, 4, 2010);
         let plan = HostPlan::new(&d, &qo, &kv, None).unwrap();
         assert_eq!(plan.config, TileConfig::M128);
-        // total_q / batch alone would say 666: m64.
-        assert_eq!(TileConfig::choose(2000, 3), TileConfig::M64);
+        // total_q / batch alone would say 500: m64.
+        assert_eq!(TileConfig::choose(2000, 4), TileConfig::M64);
         let short =
             HostPlan::new(&Dims::new(20, 40, 2, 20), &[0, 10, 20], &[0, 10, 20], None).unwrap();
         assert_eq!(short.config, TileConfig::M64);
         // Bad contents are typed errors, page ids included when given.
-        let bad = HostPlan::new(&d, &[0, 1000, 900, 2000], &kv, None);
+        let bad = HostPlan::new(&d, &[0, 1000, 900, 900, 2000], &kv, None);
         assert!(
             matches!(
                 bad,
