@@ -61,6 +61,18 @@ PY
         rc=$?; tail -3 "$OUT/sanitize_gen_$tool.log"
         summary+=("sanitizer $tool (generated) rc=$rc: $(grep -E 'SUMMARY' "$OUT/sanitize_gen_$tool.log" | tail -1)")
       done ;;
+    sanitize-variants)  # the sanitizers over the generated batches, for every dist/var/*.cubin
+      for c in "$D"/var/*.cubin; do
+        n=$(basename "$c" .cubin)
+        for tool in ${SANITIZERS:-racecheck memcheck synccheck initcheck}; do
+          step "compute-sanitizer $tool, variant $n (generated batches)"
+          PAGEDATTN_ATTENTION_CUBIN="$c" timeout ${SAN_TIMEOUT:-300} compute-sanitizer --tool "$tool" --error-exitcode 9 \
+            "$D/pagedattn" check --backend cuda --generated 40 --cpu-ref-max-pairs 0 > "$OUT/sanvar_${n}_$tool.log" 2>&1
+          rc=$?; tail -2 "$OUT/sanvar_${n}_$tool.log"
+          grep -m 12 -E "Race reported|Error:|Hazard|at .*attention|__device__|in .*\.cu:" "$OUT/sanvar_${n}_$tool.log" | cut -c1-220
+          summary+=("sanitizer $tool variant $n rc=$rc: $(grep -E 'SUMMARY' "$OUT/sanvar_${n}_$tool.log" | tail -1)")
+        done
+      done ;;
     sanitize)
       for tool in ${SANITIZERS:-memcheck racecheck synccheck initcheck}; do
         step "compute-sanitizer $tool"
