@@ -13,6 +13,19 @@ done
 export PATH
 summary=()
 step() { echo; echo "=== $* ($(date +%T))"; }
+SANITIZER_TOOLS=${SANITIZERS:-memcheck racecheck synccheck initcheck}
+# sanitize_one TOOL LABEL LOGNAME CUBIN CHECK-ARGS...: one compute-sanitizer run
+# of `pagedattn check` (CUBIN: a variant cubin, or "" for the embedded one);
+# the log stays in $OUT, the first reports and the summary line print.
+sanitize_one() {
+  local tool=$1 label=$2 log="$OUT/$3.log" cubin=$4; shift 4
+  step "compute-sanitizer $tool ($label)"
+  PAGEDATTN_ATTENTION_CUBIN="$cubin" timeout ${SAN_TIMEOUT:-300} compute-sanitizer --tool "$tool" --error-exitcode 9 \
+    "$D/pagedattn" check --backend cuda --cpu-ref-max-pairs 0 "$@" > "$log" 2>&1
+  local rc=$?; tail -2 "$log"
+  grep -m 12 -E "Race reported|Error:|Hazard|in .*\.cu:" "$log" | cut -c1-220
+  summary+=("sanitizer $tool ($label) rc=$rc: $(grep -E 'SUMMARY' "$log" | tail -1)")
+}
 for s in "$@"; do
   case "$s" in
     tests)
@@ -53,33 +66,20 @@ for n in c:
     print("%-18s %9.1f %11.1f %9.1f" % (n, e[n], c[n], c[n] - e[n]))
 PY
       summary+=("bench checked rc=$rc") ;;
+    sanitize)  # the sanitizers over the seed set
+      for tool in $SANITIZER_TOOLS; do
+        sanitize_one "$tool" "seed set" sanitize_$tool "" --workloads "$D/seed.jsonl"
+      done ;;
     sanitize-generated)  # the sanitizers over the edge cases and 40 generated batches
-      for tool in ${SANITIZERS:-memcheck racecheck synccheck initcheck}; do
-        step "compute-sanitizer $tool (generated batches)"
-        timeout ${SAN_TIMEOUT:-300} compute-sanitizer --tool "$tool" --error-exitcode 9 "$D/pagedattn" check --backend cuda \
-          --generated 40 --cpu-ref-max-pairs 0 > "$OUT/sanitize_gen_$tool.log" 2>&1
-        rc=$?; tail -3 "$OUT/sanitize_gen_$tool.log"
-        summary+=("sanitizer $tool (generated) rc=$rc: $(grep -E 'SUMMARY' "$OUT/sanitize_gen_$tool.log" | tail -1)")
+      for tool in $SANITIZER_TOOLS; do
+        sanitize_one "$tool" "generated batches" sanitize_gen_$tool "" --generated 40
       done ;;
     sanitize-variants)  # the sanitizers over the generated batches, for every dist/var/*.cubin
       for c in "$D"/var/*.cubin; do
         n=$(basename "$c" .cubin)
-        for tool in ${SANITIZERS:-racecheck memcheck synccheck initcheck}; do
-          step "compute-sanitizer $tool, variant $n (generated batches)"
-          PAGEDATTN_ATTENTION_CUBIN="$c" timeout ${SAN_TIMEOUT:-300} compute-sanitizer --tool "$tool" --error-exitcode 9 \
-            "$D/pagedattn" check --backend cuda --generated 40 --cpu-ref-max-pairs 0 > "$OUT/sanvar_${n}_$tool.log" 2>&1
-          rc=$?; tail -2 "$OUT/sanvar_${n}_$tool.log"
-          grep -m 12 -E "Race reported|Error:|Hazard|at .*attention|__device__|in .*\.cu:" "$OUT/sanvar_${n}_$tool.log" | cut -c1-220
-          summary+=("sanitizer $tool variant $n rc=$rc: $(grep -E 'SUMMARY' "$OUT/sanvar_${n}_$tool.log" | tail -1)")
+        for tool in $SANITIZER_TOOLS; do
+          sanitize_one "$tool" "variant $n, generated batches" sanvar_${n}_$tool "$c" --generated 40
         done
-      done ;;
-    sanitize)
-      for tool in ${SANITIZERS:-memcheck racecheck synccheck initcheck}; do
-        step "compute-sanitizer $tool"
-        timeout ${SAN_TIMEOUT:-300} compute-sanitizer --tool "$tool" --error-exitcode 9 "$D/pagedattn" check --backend cuda \
-          --workloads "$D/seed.jsonl" --cpu-ref-max-pairs 0 > "$OUT/sanitize_$tool.log" 2>&1
-        rc=$?; tail -4 "$OUT/sanitize_$tool.log"
-        summary+=("sanitizer $tool rc=$rc: $(grep -E 'ERROR SUMMARY' "$OUT/sanitize_$tool.log" | tail -1)")
       done ;;
     variants)  # kernel experiments: every dist/var/*.cubin on a few workloads (checked), one table
       step "variants"

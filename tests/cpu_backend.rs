@@ -240,16 +240,7 @@ fn random_batches_cover_corners() {
 
 /// A single-sequence problem with hand-written rows. `q_rows[t]` is used for
 /// all 24 heads of token t; `kv_rows[p]` = (k, v) for all 4 kv heads of page p.
-struct Hand {
-    q: Vec<bf16>,
-    k: Vec<bf16>,
-    v: Vec<bf16>,
-    qo: Vec<i32>,
-    kv: Vec<i32>,
-    idx: Vec<i32>,
-    dims: Dims,
-    scale: f32,
-}
+struct Hand(Inputs);
 
 impl Hand {
     fn new(
@@ -263,31 +254,19 @@ impl Hand {
                 .flat_map(|_| r.iter().map(|&x| bf16::from_f32(x)))
                 .collect()
         };
-        Hand {
+        Hand(Inputs {
             q: q_rows.iter().flat_map(|r| bf(r, H)).collect(),
-            k: kv_rows.iter().flat_map(|(k, _)| bf(k, KVH)).collect(),
-            v: kv_rows.iter().flat_map(|(_, v)| bf(v, KVH)).collect(),
-            qo: vec![0, q_rows.len() as i32],
-            kv: vec![0, pages.len() as i32],
-            idx: pages.to_vec(),
+            k_cache: kv_rows.iter().flat_map(|(k, _)| bf(k, KVH)).collect(),
+            v_cache: kv_rows.iter().flat_map(|(_, v)| bf(v, KVH)).collect(),
+            qo_indptr: vec![0, q_rows.len() as i32],
+            kv_indptr: vec![0, pages.len() as i32],
+            kv_indices: pages.to_vec(),
             dims: Dims::new(q_rows.len(), kv_rows.len(), 1, pages.len()),
-            scale,
-        }
-    }
-    fn problem(&self) -> HostProblem<'_> {
-        HostProblem {
-            dims: self.dims,
-            q: &self.q,
-            k_cache: &self.k,
-            v_cache: &self.v,
-            qo_indptr: &self.qo,
-            kv_indptr: &self.kv,
-            kv_indices: &self.idx,
-            sm_scale: self.scale,
-        }
+            sm_scale: scale,
+        })
     }
     fn run(&self) -> Output {
-        cpu::attention(&self.problem()).unwrap()
+        cpu::attention(&self.0.problem()).unwrap()
     }
 }
 

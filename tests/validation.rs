@@ -6,52 +6,35 @@
 use half::bf16;
 use pagedattn::backend::cpu::{self, CpuBackend};
 use pagedattn::backend::Backend;
-use pagedattn::problem::{validate, Dims, HostProblem};
+use pagedattn::problem::{validate, Dims};
+use pagedattn::workload::Inputs;
 use pagedattn::Error;
 
-/// An owned, valid call: 2 sequences (q_len 2 and 3, kv_len 3 and 2), 4
-/// pages, one page repeated.
-#[derive(Clone)]
-struct Call {
-    dims: Dims,
-    q: Vec<bf16>,
-    k: Vec<bf16>,
-    v: Vec<bf16>,
-    qo: Vec<i32>,
-    kv: Vec<i32>,
-    idx: Vec<i32>,
-    scale: f32,
-}
+/// An owned call.
+type Call = Inputs;
 
+/// A valid call: 2 sequences (q_len 2 and 3, kv_len 3 and 2), 4 pages, one
+/// page repeated.
 fn valid() -> Call {
     let dims = Dims::new(5, 4, 2, 5);
     let val = |i: usize| bf16::from_f32(((i % 7) as f32 - 3.0) / 4.0);
     Call {
         dims,
         q: (0..dims.q_elems()).map(val).collect(),
-        k: (0..dims.kv_elems()).map(|i| val(i + 1)).collect(),
-        v: (0..dims.kv_elems()).map(|i| val(i + 2)).collect(),
-        qo: vec![0, 2, 5],
-        kv: vec![0, 3, 5],
-        idx: vec![0, 1, 2, 3, 1],
-        scale: 0.088,
+        k_cache: (0..dims.kv_elems()).map(|i| val(i + 1)).collect(),
+        v_cache: (0..dims.kv_elems()).map(|i| val(i + 2)).collect(),
+        qo_indptr: vec![0, 2, 5],
+        kv_indptr: vec![0, 3, 5],
+        kv_indices: vec![0, 1, 2, 3, 1],
+        sm_scale: 0.088,
     }
 }
 
-impl Call {
-    fn problem(&self) -> HostProblem<'_> {
-        HostProblem {
-            dims: self.dims,
-            q: &self.q,
-            k_cache: &self.k,
-            v_cache: &self.v,
-            qo_indptr: &self.qo,
-            kv_indptr: &self.kv,
-            kv_indices: &self.idx,
-            sm_scale: self.scale,
-        }
-    }
+trait Refused {
+    fn error(&self) -> Error;
+}
 
+impl Refused for Call {
     /// The error every entry point gives; asserts they agree.
     fn error(&self) -> Error {
         let p = self.problem();
@@ -183,25 +166,25 @@ fn q_wrong_length() {
 
 #[test]
 fn k_cache_wrong_length() {
-    length(|c, d| resize(&mut c.k, d), "k_cache", 4 * 4 * 128);
+    length(|c, d| resize(&mut c.k_cache, d), "k_cache", 4 * 4 * 128);
 }
 
 #[test]
 fn v_cache_wrong_length() {
-    length(|c, d| resize(&mut c.v, d), "v_cache", 4 * 4 * 128);
+    length(|c, d| resize(&mut c.v_cache, d), "v_cache", 4 * 4 * 128);
 }
 
 #[test]
 fn kv_indices_wrong_length() {
-    length(|c, d| resize(&mut c.idx, d), "kv_indices", 5);
+    length(|c, d| resize(&mut c.kv_indices, d), "kv_indices", 5);
 }
 
 /// Both indptrs one entry longer than `batch + 1` (so they agree with each other).
 #[test]
 fn indptrs_wrong_length_for_batch() {
     let mut c = valid();
-    c.qo.push(5);
-    c.kv.push(5);
+    c.qo_indptr.push(5);
+    c.kv_indptr.push(5);
     assert_eq!(
         c.error(),
         Error::BufferLength {
@@ -248,21 +231,21 @@ fn output_buffers_wrong_length() {
 #[test]
 fn qo_indptr_empty() {
     let mut c = valid();
-    c.qo.clear();
+    c.qo_indptr.clear();
     assert_eq!(c.error(), Error::IndptrEmpty { name: "qo_indptr" });
 }
 
 #[test]
 fn kv_indptr_empty() {
     let mut c = valid();
-    c.kv.clear();
+    c.kv_indptr.clear();
     assert_eq!(c.error(), Error::IndptrEmpty { name: "kv_indptr" });
 }
 
 #[test]
 fn indptrs_of_different_lengths() {
     let mut c = valid();
-    c.kv = vec![0, 5];
+    c.kv_indptr = vec![0, 5];
     assert_eq!(
         c.error(),
         Error::IndptrLengthMismatch {
@@ -275,7 +258,7 @@ fn indptrs_of_different_lengths() {
 #[test]
 fn qo_indptr_first_not_zero() {
     let mut c = valid();
-    c.qo = vec![1, 2, 5];
+    c.qo_indptr = vec![1, 2, 5];
     assert_eq!(
         c.error(),
         Error::IndptrFirstNotZero {
@@ -283,7 +266,7 @@ fn qo_indptr_first_not_zero() {
             got: 1
         }
     );
-    c.qo = vec![-1, 2, 5];
+    c.qo_indptr = vec![-1, 2, 5];
     assert_eq!(
         c.error(),
         Error::IndptrFirstNotZero {
@@ -296,7 +279,7 @@ fn qo_indptr_first_not_zero() {
 #[test]
 fn kv_indptr_first_not_zero() {
     let mut c = valid();
-    c.kv = vec![2, 3, 5];
+    c.kv_indptr = vec![2, 3, 5];
     assert_eq!(
         c.error(),
         Error::IndptrFirstNotZero {
@@ -309,7 +292,7 @@ fn kv_indptr_first_not_zero() {
 #[test]
 fn qo_indptr_decreasing() {
     let mut c = valid();
-    c.qo = vec![0, 3, 2];
+    c.qo_indptr = vec![0, 3, 2];
     c.dims.total_q = 2;
     c.q.truncate(2 * 24 * 128);
     assert_eq!(
@@ -326,7 +309,7 @@ fn qo_indptr_decreasing() {
 #[test]
 fn kv_indptr_decreasing() {
     let mut c = valid();
-    c.kv = vec![0, 6, 5];
+    c.kv_indptr = vec![0, 6, 5];
     assert_eq!(
         c.error(),
         Error::IndptrDecreasing {
@@ -341,7 +324,7 @@ fn kv_indptr_decreasing() {
 #[test]
 fn qo_indptr_last_not_total_q() {
     let mut c = valid();
-    c.qo = vec![0, 2, 4];
+    c.qo_indptr = vec![0, 2, 4];
     assert_eq!(
         c.error(),
         Error::IndptrLast {
@@ -351,7 +334,7 @@ fn qo_indptr_last_not_total_q() {
             got: 4
         }
     );
-    c.qo = vec![0, 2, 6]; // past the end
+    c.qo_indptr = vec![0, 2, 6]; // past the end
     assert_eq!(
         c.error(),
         Error::IndptrLast {
@@ -366,7 +349,7 @@ fn qo_indptr_last_not_total_q() {
 #[test]
 fn kv_indptr_last_not_num_kv_indices() {
     let mut c = valid();
-    c.kv = vec![0, 3, 7]; // past the end of kv_indices
+    c.kv_indptr = vec![0, 3, 7]; // past the end of kv_indices
     assert_eq!(
         c.error(),
         Error::IndptrLast {
@@ -381,7 +364,7 @@ fn kv_indptr_last_not_num_kv_indices() {
 #[test]
 fn negative_indptr_entries() {
     let mut c = valid();
-    c.qo = vec![0, -1, 5];
+    c.qo_indptr = vec![0, -1, 5];
     assert_eq!(
         c.error(),
         Error::NegativeEntry {
@@ -391,7 +374,7 @@ fn negative_indptr_entries() {
         }
     );
     let mut c = valid();
-    c.kv = vec![0, 3, i32::MIN];
+    c.kv_indptr = vec![0, 3, i32::MIN];
     assert_eq!(
         c.error(),
         Error::NegativeEntry {
@@ -407,7 +390,7 @@ fn negative_indptr_entries() {
 #[test]
 fn page_id_negative() {
     let mut c = valid();
-    c.idx[3] = -1;
+    c.kv_indices[3] = -1;
     assert_eq!(
         c.error(),
         Error::PageOutOfRange {
@@ -421,7 +404,7 @@ fn page_id_negative() {
 #[test]
 fn page_id_past_pool() {
     let mut c = valid();
-    c.idx[4] = 4;
+    c.kv_indices[4] = 4;
     assert_eq!(
         c.error(),
         Error::PageOutOfRange {
@@ -430,7 +413,7 @@ fn page_id_past_pool() {
             num_pages: 4
         }
     );
-    c.idx[4] = i32::MAX;
+    c.kv_indices[4] = i32::MAX;
     assert_eq!(
         c.error(),
         Error::PageOutOfRange {
@@ -445,8 +428,8 @@ fn page_id_past_pool() {
 #[test]
 fn page_id_checked_even_if_unread() {
     let mut c = valid();
-    c.qo = vec![0, 0, 5]; // sequence 0 has no queries
-    c.idx[0] = 9;
+    c.qo_indptr = vec![0, 0, 5]; // sequence 0 has no queries
+    c.kv_indices[0] = 9;
     assert_eq!(
         c.error(),
         Error::PageOutOfRange {
@@ -463,7 +446,7 @@ fn page_id_checked_even_if_unread() {
 fn sm_scale_non_finite() {
     for s in [f32::NAN, f32::INFINITY, f32::NEG_INFINITY] {
         let mut c = valid();
-        c.scale = s;
+        c.sm_scale = s;
         match c.error() {
             Error::NonFiniteScale(x) => assert_eq!(x.to_bits(), s.to_bits()),
             e => panic!("sm_scale {s}: {e:?}"),
@@ -475,7 +458,7 @@ fn sm_scale_non_finite() {
 fn sm_scale_zero_and_negative_are_valid() {
     for s in [0.0f32, -0.0, -1.0, f32::MIN_POSITIVE, -f32::MAX] {
         let mut c = valid();
-        c.scale = s;
+        c.sm_scale = s;
         cpu::attention(&c.problem()).unwrap_or_else(|e| panic!("sm_scale {s}: {e}"));
     }
 }
@@ -487,12 +470,12 @@ fn empty_batch_is_valid() {
     let c = Call {
         dims: Dims::new(0, 0, 0, 0),
         q: vec![],
-        k: vec![],
-        v: vec![],
-        qo: vec![0],
-        kv: vec![0],
-        idx: vec![],
-        scale: 1.0,
+        k_cache: vec![],
+        v_cache: vec![],
+        qo_indptr: vec![0],
+        kv_indptr: vec![0],
+        kv_indices: vec![],
+        sm_scale: 1.0,
     };
     let o = cpu::attention(&c.problem()).unwrap();
     assert!(o.out.is_empty() && o.lse.is_empty());
@@ -501,7 +484,7 @@ fn empty_batch_is_valid() {
 #[test]
 fn no_queries_is_valid() {
     let mut c = valid();
-    c.qo = vec![0, 0, 0];
+    c.qo_indptr = vec![0, 0, 0];
     c.dims.total_q = 0;
     c.q.clear();
     let o = cpu::attention(&c.problem()).unwrap();
@@ -514,9 +497,9 @@ fn no_queries_is_valid() {
 fn first_error_wins() {
     let mut c = valid();
     c.dims.head_dim = 1;
-    c.scale = f32::NAN;
+    c.sm_scale = f32::NAN;
     c.q.clear();
-    c.idx[0] = -5;
+    c.kv_indices[0] = -5;
     assert!(matches!(
         c.error(),
         Error::UnsupportedGeometry {
@@ -526,6 +509,6 @@ fn first_error_wins() {
     ));
     c.dims.head_dim = 128;
     assert!(matches!(c.error(), Error::NonFiniteScale(_)));
-    c.scale = 1.0;
+    c.sm_scale = 1.0;
     assert!(matches!(c.error(), Error::BufferLength { name: "q", .. }));
 }
