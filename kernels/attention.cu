@@ -61,7 +61,11 @@ __device__ __forceinline__ void init_barriers(typename T::SharedStorage& ss) {
     for (int s = 0; s < T::kQSlots; ++s) {
       // The Q rows' 128 cp.async arrivals, plus, persistent, one for the tile info.
       mbar_init(&ss.q_full[s], T::kProducerThreads + (T::kPersistent ? 1 : 0));
-      mbar_init(&ss.q_empty[s], T::kConsumerWGs * 4);  // one arrive per consumer warp
+      // Every consumer thread arrives: each has read the slot's tile info
+      // (plain shared loads), so each must order its own reads before the
+      // producer's next write of it (one arrive per warp after __syncwarp is
+      // enough on the hardware, but is a race to compute-sanitizer racecheck).
+      mbar_init(&ss.q_empty[s], T::kConsumerThreads);
     }
     CUTLASS_PRAGMA_UNROLL
     for (int s = 0; s < T::kStages; ++s) {
@@ -199,8 +203,8 @@ __device__ __forceinline__ void consume_tile(const Params& p, typename T::Shared
     __syncwarp();
     if (lane == 0) mbar_arrive(bar);
   };
-  auto q_read_done = [&]() {  // the producer may refill this Q slot
-    if constexpr (T::kPersistent) release(&ss.q_empty[slot]);
+  auto q_read_done = [&]() {  // the producer may refill this Q slot and its tile info
+    if constexpr (T::kPersistent) mbar_arrive(&ss.q_empty[slot]);
   };
   if (n_blocks == 0) q_read_done();
   if (cw == 1 && n_blocks > 0) pass_turn();  // warpgroup 0 goes first
