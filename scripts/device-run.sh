@@ -2,7 +2,7 @@
 # Runs on a Hopper GPU machine from the repo root, over binaries built
 # elsewhere (scripts/dist.sh puts them in dist/). Steps are picked by name:
 #   bash scripts/device-run.sh tests reliability bench bench-m64 bench-m128 checked \
-#       sanitize sanitize-generated ncu peer pack
+#       sanitize sanitize-generated ncu ncu-rows peer pack
 # Logs and JSON land in $OUT (default /tmp/out); a short summary prints last.
 set -uo pipefail
 OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"
@@ -128,6 +128,19 @@ PY
       ncu -i "$OUT/src8192.ncu-rep" --page details > "$OUT/src8192_details.txt" 2>&1
       head -c 600 "$OUT/src8192_sass.csv"; echo; grep -E "Duration|Tensor|Issue Slots|Warp Cycles Per Issued|No Eligible" "$OUT/src8192_details.txt" | head
       summary+=("ncu-source rc=$rc") ;;
+    ncu-rows)  # one profile per workload (NCU_ROWS): speed of light, occupancy, warp stalls; raw CSV per row
+      step "ncu per workload"
+      for w in ${NCU_ROWS:-seed00 seed02 seed07 seed09 seed11 seed12 seed18 seed19 scale_single_1024 scale_single_8192 scale_single_32768 scale_batch16x2048 scale_batch64x512}; do
+        timeout 120 ncu --clock-control none --kernel-name regex:paged_prefill --launch-count 1 \
+          --section SpeedOfLight --section Occupancy --section LaunchStats --section WarpStateStats --section SchedulerStats \
+          --section ComputeWorkloadAnalysis --section MemoryWorkloadAnalysis -o "$OUT/row_$w" \
+          "$D/pagedattn" bench --backend cuda --no-check --reps 1 --warmup 0 --cuda-timing checked --filter "$w" > "$OUT/row_$w.txt" 2>&1 \
+          && ncu -i "$OUT/row_$w.ncu-rep" --page raw --csv > "$OUT/row_$w.csv" 2>&1 \
+          && ncu -i "$OUT/row_$w.ncu-rep" --page details > "$OUT/row_${w}_details.txt" 2>&1
+        echo "$w rc=$? $(grep -m1 -E 'Duration' "$OUT/row_${w}_details.txt" 2>/dev/null)"
+        rm -f "$OUT/row_$w.ncu-rep"
+      done
+      summary+=("ncu-rows done") ;;
     ncu)
       step "ncu"
       timeout 300 ncu --clock-control none --kernel-name regex:paged_prefill --launch-count 12 \
