@@ -269,10 +269,10 @@ __device__ __forceinline__ void consume_tile(const Params& p, typename T::Shared
   int opaque_zero = 0, m0 = e.m0, cto = ct;
   WorkTile wo = w;
   asm volatile("" : "+r"(opaque_zero), "+r"(m0), "+r"(cto), "+r"(wo.q_start), "+r"(wo.q_len), "+r"(wo.kv_head));
-  Tensor sO = make_tensor(make_smem_ptr(o_stage + opaque_zero), typename T::SmemLayoutO{});
+  const uint32_t s_stage = cute::cast_smem_ptr_to_uint(o_stage) + opaque_zero;
   Tensor cO = make_identity_tensor(select<0, 1>(typename T::TileShapePV{}));
   Tensor tOcO = mma_pv.get_thread_slice(cto).partition_C(cO);
-  store_output<T>(p, wo, m0, cw, cto, tOrO, tOcO, lse, sO);
+  store_output<T>(p, wo, m0, cw, cto, tOrO, tOcO, lse, s_stage);
 }
 
 // ---------------- one tile per CTA ----------------
