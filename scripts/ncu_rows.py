@@ -6,32 +6,64 @@
 Columns: kernel duration, grid, SM busy (sm__cycles_active / elapsed), tensor
 pipe active, DRAM throughput, issue-active, cycles between a warp's
 instructions, and that interval split by stall reason (warps per issue).
+Rows: seed workloads, single sequences by length, then batches. Python 3 standard
+library only.
 """
-import csv,glob,sys
-d=sys.argv[1]
-rows={}
-for f in glob.glob(d+'/row_*.csv'):
-    r=list(csv.reader(open(f)))
-    dd=dict(zip(r[0],r[2]))
-    if dict(zip(r[0],r[1])).get('gpu__time_duration.sum')=='ms': dd['gpu__time_duration.sum']=str(float(dd['gpu__time_duration.sum'])*1000)
-    rows[f.split('/row_')[1][:-4]]=dd
-order=['seed00','seed02','seed07','seed09','seed11','seed12','seed18','seed19','scale_single_1024','scale_single_8192','scale_single_32768','scale_batch16x2048','scale_batch64x512']
-def g(r,k):
-    v=r.get(k,'nan').replace(',','')
-    try: return float(v)
-    except: return float('nan')
-cols=[('dur us','gpu__time_duration.sum'),('grid','launch__grid_size'),('SM act%','sm__cycles_active.avg'),('tensor%','sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_elapsed'),
-('dram%','gpu__dram_throughput.avg.pct_of_peak_sustained_elapsed'),('issue%','smsp__issue_active.avg.pct_of_peak_sustained_active'),('warps%','sm__warps_active.avg.pct_of_peak_sustained_active')]
-st=['long_scoreboard','wait','barrier','dispatch_stall','no_instruction','imc_miss','not_selected','math_pipe_throttle','short_scoreboard','gmma','mio_throttle','branch_resolving']
-print('| workload | ncu us | grid | SMs busy % | tensor pipe % | DRAM % | issue active % | cycles/issue | '+' | '.join(st)+' |')
-print('|---'*(8+len(st))+'|')
-for n in order:
-    r=rows.get(n)
-    if not r: continue
-    dur=g(r,'gpu__time_duration.sum'); 
-    if r.get('gpu__time_duration.sum') and 'ms' in str(r): pass
-    busy=100*g(r,'sm__cycles_active.avg')/g(r,'gpc__cycles_elapsed.max')
-    tot=g(r,'smsp__average_warp_latency_per_inst_issued.ratio')
-    s=[g(r,'smsp__average_warps_issue_stalled_%s_per_issue_active.ratio'%k) for k in st]
-    print('| %s | %.1f | %d | %.0f | %.1f | %.1f | %.1f | %.1f | %s |'%(n,dur,g(r,'launch__grid_size'),busy,g(r,'sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_elapsed'),
-      g(r,'gpu__dram_throughput.avg.pct_of_peak_sustained_elapsed'),g(r,'smsp__issue_active.avg.pct_of_peak_sustained_active'),tot,' | '.join('%.2f'%x for x in s)))
+import csv
+import glob
+import os
+import re
+import sys
+
+STALLS = ["long_scoreboard", "wait", "barrier", "dispatch_stall", "no_instruction", "imc_miss",
+          "not_selected", "math_pipe_throttle", "short_scoreboard", "gmma", "mio_throttle",
+          "branch_resolving"]
+DURATION = "gpu__time_duration.sum"
+
+
+def load(path):
+    """metric -> value of the one profiled kernel (durations in us)"""
+    names, units, values = list(csv.reader(open(path)))[:3]
+    row = dict(zip(names, values))
+    if dict(zip(names, units)).get(DURATION) == "ms":
+        row[DURATION] = str(float(row[DURATION]) * 1000)
+    return row
+
+
+def num(row, key):
+    try:
+        return float(row.get(key, "nan").replace(",", ""))
+    except ValueError:
+        return float("nan")
+
+
+def order(name):
+    """seed rows, then single sequences by length, then the batches"""
+    if name.startswith("seed"):
+        return (0, 0, name)
+    m = re.match(r"scale_single_(\d+)$", name)
+    return (1, int(m.group(1)), name) if m else (2, 0, name)
+
+
+def main():
+    if len(sys.argv) != 2:
+        sys.exit(__doc__)
+    rows = {os.path.basename(f)[4:-4]: load(f) for f in glob.glob(os.path.join(sys.argv[1], "row_*.csv"))}
+    print("| workload | ncu us | grid | SMs busy % | tensor pipe % | DRAM % | issue active % | cycles/issue | "
+          + " | ".join(STALLS) + " |")
+    print("|---" * (8 + len(STALLS)) + "|")
+    for name in sorted(rows, key=order):
+        r = rows[name]
+        busy = 100 * num(r, "sm__cycles_active.avg") / num(r, "gpc__cycles_elapsed.max")
+        stalls = [num(r, "smsp__average_warps_issue_stalled_%s_per_issue_active.ratio" % k) for k in STALLS]
+        print("| %s | %.1f | %d | %.0f | %.1f | %.1f | %.1f | %.1f | %s |" % (
+            name, num(r, DURATION), num(r, "launch__grid_size"), busy,
+            num(r, "sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_elapsed"),
+            num(r, "gpu__dram_throughput.avg.pct_of_peak_sustained_elapsed"),
+            num(r, "smsp__issue_active.avg.pct_of_peak_sustained_active"),
+            num(r, "smsp__average_warp_latency_per_inst_issued.ratio"),
+            " | ".join("%.2f" % x for x in stalls)))
+
+
+if __name__ == "__main__":
+    main()

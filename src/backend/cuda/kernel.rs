@@ -439,10 +439,7 @@ impl PagedPrefill {
         let _guard = self.checked.lock().unwrap_or_else(|e| e.into_inner());
         self.reset_flag(stream)?;
         self.launch(stream, p, out, lse)?;
-        match self.read_flag(stream)? {
-            0 => Ok(()),
-            bits => Err(Error::DeviceIndexData(ffi::describe_error_bits(bits))),
-        }
+        flag_result(self.read_flag(stream)?)
     }
 
     /// Reads and clears the device error flag accumulated by unchecked
@@ -452,10 +449,7 @@ impl PagedPrefill {
         let bits = self.read_flag(stream)?;
         self.reset_flag(stream)?;
         stream.synchronize()?;
-        match bits {
-            0 => Ok(()),
-            bits => Err(Error::DeviceIndexData(ffi::describe_error_bits(bits))),
-        }
+        flag_result(bits)
     }
 
     fn reset_flag(&self, stream: &CudaStream) -> Result<()> {
@@ -518,5 +512,13 @@ impl PagedPrefill {
         // which the caller validated on the host.
         unsafe { b.launch(cfg) }?;
         Ok(())
+    }
+}
+
+/// The device error flag's bits as the call's result.
+fn flag_result(bits: i32) -> Result<()> {
+    match bits {
+        0 => Ok(()),
+        bits => Err(Error::DeviceIndexData(ffi::describe_error_bits(bits))),
     }
 }
