@@ -79,6 +79,9 @@ pub enum Error {
     /// An output buffer overlapping another buffer of the call.
     #[error("device buffer `{a}` overlaps `{b}`: outputs must not alias any other buffer")]
     Aliasing { a: &'static str, b: &'static str },
+    /// A workspace used on a stream (or context) other than the one it was made for.
+    #[error("the workspace belongs to another stream or context: make one workspace per stream (PagedPrefill::workspace)")]
+    WorkspaceStream,
     /// A host plan used for a call of other dimensions.
     #[error("host plan does not match the call: {0}")]
     PlanMismatch(String),

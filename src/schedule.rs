@@ -58,6 +58,32 @@ impl TileConfig {
     }
 }
 
+/// When the kernel splits a tile's key range into chunks that different CTAs
+/// compute, merged in the same launch (`kernels/attn/scheduler.cuh`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum SplitPolicy {
+    /// Split tiles longer than about half the mean work per CTA (at least
+    /// two key blocks per chunk), decided on the device from the indptrs.
+    #[default]
+    Auto,
+    /// Never split.
+    Never,
+    /// Chunks of at most this many key blocks (at least 1): for tests of the
+    /// merge path.
+    Blocks(u32),
+}
+
+impl SplitPolicy {
+    /// The kernel's `split_blocks` parameter: 0 auto, -1 never, n > 0 forced.
+    pub(crate) fn kernel_value(self) -> i32 {
+        match self {
+            SplitPolicy::Auto => 0,
+            SplitPolicy::Never => -1,
+            SplitPolicy::Blocks(n) => n.clamp(1, i32::MAX as u32) as i32,
+        }
+    }
+}
+
 /// A schedule decided on the host, for callers that have the indptrs in host
 /// memory: the call is validated there (indptr contents and, when given, page
 /// ids, with typed errors naming the bad entry), and the tile configuration is

@@ -13,7 +13,7 @@ use std::sync::Arc;
 use common::run_seed;
 
 use pagedattn::backend::cpu;
-use pagedattn::backend::cuda::{CudaBackend, DeviceBuffers};
+use pagedattn::backend::cuda::{CudaBackend, DeviceBuffers, Options};
 use pagedattn::check::compare;
 use pagedattn::generate::{edge_cases, random_batch, BatchSpec};
 use pagedattn::problem::{HostProblem, Output};
@@ -24,9 +24,9 @@ use pagedattn::Error;
 /// Runs the fast kernel (checked mode, poisoned outputs).
 fn run_fast(b: &CudaBackend, p: &HostProblem<'_>) -> Result<Output, Error> {
     let stream = b.stream();
-    let mut bufs = DeviceBuffers::upload(stream, p)?;
+    let mut bufs = DeviceBuffers::upload(b.kernel(), stream, p)?;
     bufs.poison(stream)?;
-    bufs.with_views(|v, out, lse| b.kernel().launch_checked(stream, v, out, lse))?;
+    bufs.with_views(|v, out, lse, ws| b.kernel().launch_checked(stream, v, out, lse, ws))?;
     bufs.download(stream)
 }
 
@@ -171,10 +171,10 @@ fn deterministic_and_graph_replay_equal() {
     let p = inputs.problem();
     let first = run_fast(b, &p).unwrap();
     let stream: &Arc<_> = b.stream();
-    let mut bufs = DeviceBuffers::upload(stream, &p).unwrap();
+    let mut bufs = DeviceBuffers::upload(b.kernel(), stream, &p).unwrap();
     for i in 0..100 {
         bufs.poison(stream).unwrap();
-        bufs.with_views(|v, out, lse| b.kernel().launch(stream, v, out, lse))
+        bufs.with_views(|v, out, lse, ws| b.kernel().launch(stream, v, out, lse, ws))
             .unwrap();
         let o = bufs.download(stream).unwrap();
         assert!(
@@ -199,7 +199,7 @@ fn deterministic_and_graph_replay_equal() {
             cudarc::driver::sys::CUstreamCaptureMode::CU_STREAM_CAPTURE_MODE_THREAD_LOCAL,
         )
         .unwrap();
-    bufs.with_views(|v, out, lse| b.kernel().launch(stream, v, out, lse))
+    bufs.with_views(|v, out, lse, ws| b.kernel().launch(stream, v, out, lse, ws))
         .unwrap();
     let graph = stream
         .end_capture(cudarc::driver::sys::CUgraphInstantiate_flags(0))
@@ -272,23 +272,23 @@ fn bad_page_ids_in_device_memory_are_reported() {
         let mut idx = inputs.kv_indices.clone();
         idx[3] = bad;
         let stream = b.stream();
-        let mut bufs = DeviceBuffers::upload(stream, &inputs.problem()).unwrap();
+        let mut bufs = DeviceBuffers::upload(b.kernel(), stream, &inputs.problem()).unwrap();
         stream.memcpy_htod(&idx, &mut bufs.kv_indices).unwrap();
         bufs.poison(stream).unwrap();
-        let r = bufs.with_views(|v, out, lse| b.kernel().launch_checked(stream, v, out, lse));
+        let r = bufs.with_views(|v, out, lse, ws| b.kernel().launch_checked(stream, v, out, lse, ws));
         assert!(
             matches!(r, Err(Error::DeviceIndexData(_))),
             "page id {bad}: expected DeviceIndexData, got {r:?}"
         );
         // Unchecked launches also never fault; the flag is kept for later.
-        bufs.with_views(|v, out, lse| b.kernel().launch(stream, v, out, lse))
+        bufs.with_views(|v, out, lse, ws| b.kernel().launch(stream, v, out, lse, ws))
             .unwrap();
         assert!(matches!(
-            b.kernel().take_device_errors(stream),
+            b.kernel().take_device_errors(stream, &mut bufs.workspace),
             Err(Error::DeviceIndexData(_))
         ));
         assert!(
-            b.kernel().take_device_errors(stream).is_ok(),
+            b.kernel().take_device_errors(stream, &mut bufs.workspace).is_ok(),
             "flag not cleared"
         );
     }
@@ -344,11 +344,11 @@ fn bad_indptrs_in_device_memory_are_reported() {
     ];
     let stream = b.stream();
     for (what, qo, kv) in variants {
-        let mut bufs = DeviceBuffers::upload(stream, &inputs.problem()).unwrap();
+        let mut bufs = DeviceBuffers::upload(b.kernel(), stream, &inputs.problem()).unwrap();
         stream.memcpy_htod(&qo, &mut bufs.qo_indptr).unwrap();
         stream.memcpy_htod(&kv, &mut bufs.kv_indptr).unwrap();
         bufs.poison(stream).unwrap();
-        let r = bufs.with_views(|v, out, lse| b.kernel().launch_checked(stream, v, out, lse));
+        let r = bufs.with_views(|v, out, lse, ws| b.kernel().launch_checked(stream, v, out, lse, ws));
         assert!(
             matches!(r, Err(Error::DeviceIndexData(_))),
             "{what}: expected DeviceIndexData, got {r:?}"
@@ -366,7 +366,11 @@ fn both_tile_configs_match_reference() {
     let seeds = embedded_seed().unwrap();
     for config in [TileConfig::M64, TileConfig::M128] {
         let mut b = CudaBackend::new().expect("backend");
-        b.force_config(Some(config));
+        b.set_options(Options {
+            tile: Some(config),
+            ..Default::default()
+        })
+        .expect("options");
         let mut cases: Vec<Workload> = [0usize, 2, 9, 12, 18]
             .iter()
             .map(|&i| seeds[i].clone())
@@ -405,9 +409,9 @@ fn host_plan_launch_matches_reference() {
         let inputs = w.inputs(seed);
         let p = inputs.problem();
         let plan = HostPlan::new(&p.dims, p.qo_indptr, p.kv_indptr, Some(p.kv_indices)).unwrap();
-        let mut bufs = DeviceBuffers::upload(stream, &p).unwrap();
+        let mut bufs = DeviceBuffers::upload(b.kernel(), stream, &p).unwrap();
         bufs.poison(stream).unwrap();
-        bufs.with_views(|v, out, lse| b.kernel().launch_planned(&plan, stream, v, out, lse))
+        bufs.with_views(|v, out, lse, ws| b.kernel().launch_planned(&plan, stream, v, out, lse, ws))
             .unwrap();
         let got = bufs.download(stream).unwrap();
         let r = b.reference(&p).unwrap();
@@ -415,7 +419,7 @@ fn host_plan_launch_matches_reference() {
         let mut other = plan;
         other.dims.total_q += 1;
         let e =
-            bufs.with_views(|v, out, lse| b.kernel().launch_planned(&other, stream, v, out, lse));
+            bufs.with_views(|v, out, lse, ws| b.kernel().launch_planned(&other, stream, v, out, lse, ws));
         assert!(matches!(e, Err(Error::PlanMismatch(_))), "{e:?}");
     }
     println!("host plan: 3 seed workloads ok, mismatched plan refused");

@@ -99,7 +99,7 @@ struct GatherLoader {
       if (j < w.kv_len && !in_range) bad = true;
       pid[i] = j < w.kv_len && in_range ? pid[i] : -1;
     }
-    if (bad) atomicOr(p.error_flag, kErrPageOutOfRange);
+    if (bad) atomicOr(p.ws_counters + kWsErrorFlag, kErrPageOutOfRange);
   }
 
   // One K or V block: rows of `cache` at the given page ids, zero rows for -1.

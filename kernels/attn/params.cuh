@@ -6,13 +6,19 @@
 
 namespace pagedattn {
 
-// Bits of *error_flag, set by the kernel on bad index data in device memory.
+// Bits of the workspace error flag (kWsErrorFlag), set by the kernel on bad index data in device memory.
 // The kernel never dereferences a bad index: the key is skipped (treated as
 // masked) or the sequence is skipped (its rows left unwritten).
 enum ErrorBits : int {
   kErrPageOutOfRange = 1,   // a kv_indices entry outside [0, num_pages)
   kErrBadQoRange = 2,       // qo_indptr[b] .. qo_indptr[b+1] not inside [0, total_q]
   kErrBadKvRange = 4,       // kv_indptr[b] .. kv_indptr[b+1] not inside [0, num_kv_indices]
+};
+
+// Ints at the start of the workspace (src/backend/cuda/kernel.rs, WS_COUNTERS).
+enum WsCounter : int {
+  kWsErrorFlag = 0,  // OR-ed with ErrorBits; read and cleared by the host
+  kWsUnitTicket = 1, // next work unit to hand out; reset to 0 by the last CTA to take one
 };
 
 struct Params {
@@ -24,12 +30,18 @@ struct Params {
   const int* kv_indices;         // [num_kv_indices]
   __nv_bfloat16* out;            // [total_q, 24, 128]
   float* lse;                    // [total_q, 24], base 2
-  int* error_flag;               // one int, OR-ed with ErrorBits
+  // Workspace (zero between calls: the kernel resets what it uses).
+  int* ws_counters;              // WsCounter
+  int* ws_sem;                   // [partial_slots][2]: chunks of a split tile done, per consumer warpgroup
+  float* ws_partial_lse;         // [partial_slots][kBlockM]
+  float* ws_partial_o;           // [partial_slots][kBlockM * 128], fragment order
   long long total_q;
   long long num_pages;
   int batch;
   int num_kv_indices;
-  int tiles_per_head;            // schedule::tiles_per_head(total_q, batch)
+  int tiles_per_head;            // schedule::tiles_per_head(total_q, batch, kBlockM)
+  int partial_slots;             // merge slots the workspace holds for this configuration
+  int split_blocks;              // 0: automatic split; -1: never; n > 0: chunks of at most n key blocks
   float sm_scale;                // natural-log scale of the logits
   float sm_scale_log2;           // sm_scale * log2(e): softmax runs in exp2
 };

@@ -116,6 +116,6 @@ __device__ __forceinline__ void validate_indptrs(const Params& p, long long firs
     }
   }
   bits = __reduce_or_sync(0xffffffffu, bits);
-  if (bits && lane == 0) atomicOr(p.error_flag, bits);
+  if (bits && lane == 0) atomicOr(p.ws_counters + kWsErrorFlag, bits);
 }
 }  // namespace pagedattn

@@ -21,25 +21,29 @@ pub const PTXAS_REPORT: &str = include_str!(concat!(env!("OUT_DIR"), "/ptxas_rep
 #[cfg(not(pagedattn_kernels))]
 pub const PTXAS_REPORT: &str = "built without GPU kernels";
 
-/// Entry point, its shared-memory size symbol and its block size, per tile configuration.
-/// Entry point of a configuration: (function, its shared-memory-size symbol,
-/// its "grid is persistent" symbol, threads per CTA).
-pub(crate) fn entry(
-    config: crate::schedule::TileConfig,
-) -> (&'static str, &'static str, &'static str, u32) {
+/// One entry point of the attention module.
+pub(crate) struct Entry {
+    /// Kernel function name.
+    pub function: &'static str,
+    /// `__device__ const int` holding its dynamic shared-memory size.
+    pub smem_symbol: &'static str,
+    /// Threads per CTA.
+    pub threads: u32,
+}
+
+/// The entry point of a tile configuration.
+pub(crate) fn entry(config: crate::schedule::TileConfig) -> Entry {
     match config {
-        crate::schedule::TileConfig::M128 => (
-            "paged_prefill_m128",
-            "paged_prefill_m128_smem_bytes",
-            "paged_prefill_m128_persistent",
-            384,
-        ),
-        crate::schedule::TileConfig::M64 => (
-            "paged_prefill_m64",
-            "paged_prefill_m64_smem_bytes",
-            "paged_prefill_m64_persistent",
-            256,
-        ),
+        crate::schedule::TileConfig::M128 => Entry {
+            function: "paged_prefill_m128",
+            smem_symbol: "paged_prefill_m128_smem_bytes",
+            threads: 384,
+        },
+        crate::schedule::TileConfig::M64 => Entry {
+            function: "paged_prefill_m64",
+            smem_symbol: "paged_prefill_m64_smem_bytes",
+            threads: 256,
+        },
     }
 }
 pub(crate) const REFERENCE_KERNEL: &str = "reference_attention";
@@ -61,12 +65,17 @@ pub(crate) struct Params {
     pub kv_indices: u64,
     pub out: u64,
     pub lse: u64,
-    pub error_flag: u64,
+    pub ws_counters: u64,
+    pub ws_sem: u64,
+    pub ws_partial_lse: u64,
+    pub ws_partial_o: u64,
     pub total_q: i64,
     pub num_pages: i64,
     pub batch: i32,
     pub num_kv_indices: i32,
     pub tiles_per_head: i32,
+    pub partial_slots: i32,
+    pub split_blocks: i32,
     pub sm_scale: f32,
     pub sm_scale_log2: f32,
 }

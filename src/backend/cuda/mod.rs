@@ -10,18 +10,16 @@ mod timing;
 
 use std::sync::Arc;
 
-use cudarc::driver::{
-    CudaContext, CudaSlice, CudaStream, CudaView, CudaViewMut, DeviceRepr, ValidAsZeroBits,
-};
+use cudarc::driver::{CudaContext, CudaSlice, CudaStream, CudaViewMut, DeviceRepr, ValidAsZeroBits};
 use half::bf16;
 
 pub use ffi::PTXAS_REPORT;
-pub use kernel::{DeviceProblem, PagedPrefill};
+pub use kernel::{DeviceProblem, Options, PagedPrefill, RawCall, Workspace};
 
 use crate::backend::{Backend, Peaks, Prepared};
 use crate::error::{Error, Result};
 use crate::problem::{validate, Dims, HostProblem, Output};
-use crate::schedule::TileConfig;
+use crate::schedule::{SplitPolicy, TileConfig};
 
 /// The CUDA backend bound to device 0, with its own stream.
 pub struct CudaBackend {
@@ -66,13 +64,7 @@ impl CudaBackend {
         // SAFETY: every buffer of this backend is used on `stream` only.
         unsafe { ctx.disable_event_tracking() };
         let stream = ctx.new_stream()?;
-        let mut attn = PagedPrefill::new(&ctx)?;
-        // PAGEDATTN_TILE=m64|m128 forces one tile configuration (benchmarks).
-        attn.force_config(match std::env::var("PAGEDATTN_TILE").as_deref() {
-            Ok("m64") => Some(TileConfig::M64),
-            Ok("m128") => Some(TileConfig::M128),
-            _ => None,
-        });
+        let attn = PagedPrefill::with_options(&ctx, options_from_env()?)?;
         let name = ctx.name().unwrap_or_else(|_| "unknown GPU".into());
         let sms = ctx
             .attribute(
@@ -102,9 +94,10 @@ impl CudaBackend {
         self.timing = timing;
     }
 
-    /// Forces one tile configuration for every call (None: chosen per call).
-    pub fn force_config(&mut self, config: Option<TileConfig>) {
-        self.attn.force_config(config);
+    /// Reloads the kernels with other options (same device and stream).
+    pub fn set_options(&mut self, opts: Options) -> Result<()> {
+        self.attn = PagedPrefill::with_options(self.stream.context(), opts)?;
+        Ok(())
     }
 
     /// The backend's stream.
@@ -115,9 +108,9 @@ impl CudaBackend {
     /// Output of the plain fp32 reference kernel (independent of the fast kernel).
     pub fn reference(&self, p: &HostProblem<'_>) -> Result<Output> {
         validate(p)?;
-        let mut bufs = DeviceBuffers::upload(&self.stream, p)?;
+        let mut bufs = DeviceBuffers::upload(&self.attn, &self.stream, p)?;
         bufs.poison(&self.stream)?;
-        bufs.with_views(|v, out, lse| self.attn.launch_reference(&self.stream, v, out, lse))?;
+        bufs.with_views(|v, out, lse, _| self.attn.launch_reference(&self.stream, v, out, lse))?;
         bufs.download(&self.stream)
     }
 }
@@ -136,6 +129,8 @@ pub struct DeviceBuffers {
     pub kv_indices: CudaSlice<i32>,
     pub out: CudaSlice<bf16>,
     pub lse: CudaSlice<f32>,
+    /// The workspace of calls on the stream the buffers were uploaded with.
+    pub workspace: Workspace,
     lens: [usize; 6],
 }
 
@@ -149,13 +144,14 @@ fn upload<T: DeviceRepr + ValidAsZeroBits>(
     Ok(stream.clone_htod(host)?)
 }
 
-/// The views a kernel sees for one call.
-pub type DeviceViews<'a> =
-    DeviceProblem<'a, CudaView<'a, bf16>, CudaView<'a, bf16>, CudaView<'a, i32>>;
-
 impl DeviceBuffers {
-    /// Uploads a host problem and allocates its outputs.
-    pub fn upload(stream: &Arc<CudaStream>, p: &HostProblem<'_>) -> Result<Self> {
+    /// Uploads a host problem and allocates its outputs and a workspace for
+    /// `attn` on `stream`.
+    pub fn upload(
+        attn: &PagedPrefill,
+        stream: &Arc<CudaStream>,
+        p: &HostProblem<'_>,
+    ) -> Result<Self> {
         Ok(DeviceBuffers {
             dims: p.dims,
             sm_scale: p.sm_scale,
@@ -167,6 +163,7 @@ impl DeviceBuffers {
             kv_indices: upload(stream, p.kv_indices)?,
             out: stream.alloc_zeros::<bf16>(p.dims.q_elems().max(1))?,
             lse: stream.alloc_zeros::<f32>(p.dims.lse_elems().max(1))?,
+            workspace: attn.workspace(stream)?,
             lens: [
                 p.q.len(),
                 p.k_cache.len(),
@@ -178,25 +175,41 @@ impl DeviceBuffers {
         })
     }
 
-    /// Runs `f` with the input views and mutable output views of this call.
+    /// Runs `f` with the input views, mutable output views and the
+    /// workspace of this call.
     pub fn with_views<R>(
         &mut self,
-        f: impl FnOnce(&DeviceViews<'_>, &mut CudaViewMut<'_, bf16>, &mut CudaViewMut<'_, f32>) -> R,
+        f: impl FnOnce(
+            &DeviceProblem<'_>,
+            &mut CudaViewMut<'_, bf16>,
+            &mut CudaViewMut<'_, f32>,
+            &mut Workspace,
+        ) -> R,
     ) -> R {
         let [nq, nk, nv, nqo, nkvp, nidx] = self.lens;
+        let (q, k, v) = (
+            self.q.slice(0..nq),
+            self.k_cache.slice(0..nk),
+            self.v_cache.slice(0..nv),
+        );
+        let (qo, kvp, idx) = (
+            self.qo_indptr.slice(0..nqo),
+            self.kv_indptr.slice(0..nkvp),
+            self.kv_indices.slice(0..nidx),
+        );
         let views = DeviceProblem {
             dims: self.dims,
-            q: &self.q.slice(0..nq),
-            k_cache: &self.k_cache.slice(0..nk),
-            v_cache: &self.v_cache.slice(0..nv),
-            qo_indptr: &self.qo_indptr.slice(0..nqo),
-            kv_indptr: &self.kv_indptr.slice(0..nkvp),
-            kv_indices: &self.kv_indices.slice(0..nidx),
+            q: &q,
+            k_cache: &k,
+            v_cache: &v,
+            qo_indptr: &qo,
+            kv_indptr: &kvp,
+            kv_indices: &idx,
             sm_scale: self.sm_scale,
         };
         let mut out = self.out.slice_mut(0..self.dims.q_elems());
         let mut lse = self.lse.slice_mut(0..self.dims.lse_elems());
-        f(&views, &mut out, &mut lse)
+        f(&views, &mut out, &mut lse, &mut self.workspace)
     }
 
     /// Fills the outputs with NaN bytes, so that an unwritten element shows.
@@ -226,7 +239,7 @@ impl Prepared for CudaPrepared<'_> {
         let b = self.backend;
         self.bufs.poison(&b.stream)?;
         self.bufs
-            .with_views(|v, out, lse| b.attn.launch_checked(&b.stream, v, out, lse))?;
+            .with_views(|v, out, lse, ws| b.attn.launch_checked(&b.stream, v, out, lse, ws))?;
         self.bufs.download(&b.stream)
     }
 
@@ -235,19 +248,19 @@ impl Prepared for CudaPrepared<'_> {
         if b.timing == Timing::Checked {
             return timing::time_host(&b.stream, b.l2_bytes, warmup, reps, || {
                 self.bufs
-                    .with_views(|v, out, lse| b.attn.launch_checked(&b.stream, v, out, lse))
+                    .with_views(|v, out, lse, ws| b.attn.launch_checked(&b.stream, v, out, lse, ws))
             });
         }
         if b.timing == Timing::Eager {
             return timing::time_host(&b.stream, b.l2_bytes, warmup, reps, || {
                 self.bufs
-                    .with_views(|v, out, lse| b.attn.launch(&b.stream, v, out, lse))?;
+                    .with_views(|v, out, lse, ws| b.attn.launch(&b.stream, v, out, lse, ws))?;
                 b.stream.synchronize()?;
                 Ok(())
             });
         }
-        let graph = self.bufs.with_views(|v, out, lse| {
-            timing::capture(&b.stream, || b.attn.launch(&b.stream, v, out, lse))
+        let graph = self.bufs.with_views(|v, out, lse, ws| {
+            timing::capture(&b.stream, || b.attn.launch(&b.stream, v, out, lse, ws))
         })?;
         timing::time_graph(&b.stream, graph.as_ref(), b.l2_bytes, warmup, reps)
     }
@@ -266,7 +279,7 @@ impl Backend for CudaBackend {
     }
     fn prepare<'a>(&'a self, p: &HostProblem<'_>) -> Result<Box<dyn Prepared + 'a>> {
         validate(p)?;
-        let bufs = DeviceBuffers::upload(&self.stream, p)?;
+        let bufs = DeviceBuffers::upload(&self.attn, &self.stream, p)?;
         Ok(Box::new(CudaPrepared {
             backend: self,
             bufs,
@@ -275,4 +288,35 @@ impl Backend for CudaBackend {
     fn peaks(&self) -> Result<Peaks> {
         timing::measure_peaks(&self.stream)
     }
+}
+
+/// Kernel options from the environment, for the benchmark and tests:
+/// `PAGEDATTN_TILE=m64|m128` forces a tile configuration,
+/// `PAGEDATTN_SPLIT=auto|never|N` the split policy,
+/// `PAGEDATTN_ATTENTION_CUBIN=path` loads a variant cubin,
+/// `PAGEDATTN_PERSISTENT=0` launches one CTA per tile.
+pub fn options_from_env() -> Result<Options> {
+    let tile = match std::env::var("PAGEDATTN_TILE").as_deref() {
+        Ok("m64") => Some(TileConfig::M64),
+        Ok("m128") => Some(TileConfig::M128),
+        _ => None,
+    };
+    let split = match std::env::var("PAGEDATTN_SPLIT").as_deref() {
+        Ok("never") => SplitPolicy::Never,
+        Ok(n) => n.parse().map(SplitPolicy::Blocks).unwrap_or_default(),
+        Err(_) => SplitPolicy::Auto,
+    };
+    let attention_cubin = match std::env::var_os("PAGEDATTN_ATTENTION_CUBIN").filter(|p| !p.is_empty()) {
+        Some(path) => Some(std::fs::read(&path).map_err(|e| Error::Io {
+            path: path.to_string_lossy().into_owned(),
+            msg: e.to_string(),
+        })?),
+        None => None,
+    };
+    Ok(Options {
+        tile,
+        split,
+        attention_cubin,
+        one_cta_per_unit: std::env::var("PAGEDATTN_PERSISTENT").as_deref() == Ok("0"),
+    })
 }
