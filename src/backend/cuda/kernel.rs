@@ -160,6 +160,8 @@ pub struct Workspace {
     ctx: Arc<CudaContext>,
     stream: usize,
     layout: WorkspaceLayout,
+    /// Allocated here (freed on drop), or borrowed from the caller.
+    owned: bool,
 }
 
 impl Workspace {
@@ -178,7 +180,7 @@ impl Drop for Workspace {
         // SAFETY: `ptr` was allocated by `malloc_sync` in this context and is
         // freed once; the free waits for work that still uses it.
         unsafe {
-            if self.ctx.bind_to_thread().is_ok() {
+            if self.owned && self.ctx.bind_to_thread().is_ok() {
                 let _ = cudarc::driver::result::free_sync(self.ptr);
             }
         }
@@ -347,9 +349,55 @@ impl PagedPrefill {
             ctx: self.ctx.clone(),
             stream: stream as usize,
             layout: self.ws_layout,
+            owned: true,
         };
         cudarc::driver::result::memset_d8_sync(ptr, 0, bytes)?;
         Ok(ws)
+    }
+
+    /// Bytes a workspace needs on this GPU (see [`PagedPrefill::workspace_from_raw`]).
+    pub fn workspace_bytes(&self) -> u64 {
+        self.ws_layout.bytes
+    }
+
+    /// A workspace in memory the caller owns (for bindings whose allocator
+    /// works under graph capture, such as torch's): `bytes` at `ptr`, at
+    /// least [`PagedPrefill::workspace_bytes`], 256-byte aligned, not freed
+    /// by the returned value.
+    ///
+    /// # Safety
+    /// The memory must be device memory of this context, zeroed before the
+    /// first launch (later launches leave it zeroed), used only through this
+    /// workspace, and outlive every launch that uses it; `stream` must be a
+    /// live stream of this context.
+    pub unsafe fn workspace_from_raw(
+        &self,
+        ptr: sys::CUdeviceptr,
+        bytes: u64,
+        stream: sys::CUstream,
+    ) -> Result<Workspace> {
+        if bytes < self.ws_layout.bytes {
+            return Err(Error::BufferLength {
+                name: "workspace",
+                expected: self.ws_layout.bytes as usize,
+                got: bytes as usize,
+            });
+        }
+        check_align(
+            &Span {
+                name: "workspace",
+                start: ptr,
+                bytes,
+            },
+            256,
+        )?;
+        Ok(Workspace {
+            ptr,
+            ctx: self.ctx.clone(),
+            stream: stream as usize,
+            layout: self.ws_layout,
+            owned: false,
+        })
     }
 
     /// The tile configuration a call of these dimensions uses.
