@@ -18,6 +18,7 @@ pub mod error;
 pub mod generate;
 pub mod problem;
 pub mod schedule;
+pub mod units;
 pub mod workload;
 
 pub use error::{Error, Result};

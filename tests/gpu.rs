@@ -17,7 +17,7 @@ use pagedattn::backend::cuda::{CudaBackend, DeviceBuffers, Options};
 use pagedattn::check::compare;
 use pagedattn::generate::{edge_cases, random_batch, BatchSpec};
 use pagedattn::problem::{HostProblem, Output};
-use pagedattn::schedule::{HostPlan, TileConfig};
+use pagedattn::schedule::{HostPlan, SplitPolicy, TileConfig};
 use pagedattn::workload::{embedded_scale, embedded_seed, Workload};
 use pagedattn::Error;
 
@@ -423,4 +423,88 @@ fn host_plan_launch_matches_reference() {
         assert!(matches!(e, Err(Error::PlanMismatch(_))), "{e:?}");
     }
     println!("host plan: 3 seed workloads ok, mismatched plan refused");
+}
+
+/// The split-KV path: tiles cut into chunks of 1, 2 or 3 key blocks (forced)
+/// and merged in the kernel, in both tile configurations, on edge cases,
+/// random batches with long cached prefixes and seed workloads; each against
+/// the reference, then repeated (bitwise equal) and replayed from a graph
+/// several times (the kernel resets its workspace counters itself).
+#[test]
+fn split_kv_chunks_merge_like_the_reference() {
+    let _ = gpu_or_skip!("split_kv_chunks_merge_like_the_reference");
+    let seed = run_seed();
+    let seeds = embedded_seed().unwrap();
+    let mut cases: Vec<Workload> = [1usize, 7, 11, 13].iter().map(|&i| seeds[i].clone()).collect();
+    cases.extend(edge_cases().into_iter().take(30));
+    for i in 0..30u64 {
+        let spec = BatchSpec {
+            max_batch: 12,
+            max_q_len: 200,
+            max_extra_kv: if i % 2 == 0 { 2000 } else { 100 },
+            max_spare_pages: 32,
+            ..Default::default()
+        };
+        cases.push(random_batch(seed ^ (0x700 + i), &spec));
+    }
+    let mut split_calls = 0;
+    for config in [TileConfig::M64, TileConfig::M128] {
+        for split in [SplitPolicy::Blocks(1), SplitPolicy::Blocks(2), SplitPolicy::Blocks(3)] {
+            let mut b = CudaBackend::new().expect("backend");
+            b.set_options(Options {
+                tile: Some(config),
+                split,
+                ..Default::default()
+            })
+            .expect("options");
+            for w in &cases {
+                let inputs = w.inputs(seed);
+                let p = inputs.problem();
+                let name = format!("{config:?} {split:?} {}", w.name);
+                let got = run_fast(&b, &p).unwrap_or_else(|e| panic!("{name}: {e}"));
+                let r = b.reference(&p).expect("reference");
+                assert_close(&name, &got, &r);
+                split_calls += 1;
+            }
+            // Repeats and graph replays of one split call: same bits.
+            let w = &cases[2];
+            let inputs = w.inputs(seed);
+            let p = inputs.problem();
+            let first = run_fast(&b, &p).unwrap();
+            let stream: &Arc<_> = b.stream();
+            let mut bufs = DeviceBuffers::upload(b.kernel(), stream, &p).unwrap();
+            for i in 0..10 {
+                bufs.poison(stream).unwrap();
+                bufs.with_views(|v, out, lse, ws| b.kernel().launch(stream, v, out, lse, ws))
+                    .unwrap();
+                let o = bufs.download(stream).unwrap();
+                assert!(bitwise_eq(&o, &first), "{config:?} {split:?}: repeat {i} differs");
+            }
+            stream
+                .begin_capture(
+                    cudarc::driver::sys::CUstreamCaptureMode::CU_STREAM_CAPTURE_MODE_THREAD_LOCAL,
+                )
+                .unwrap();
+            bufs.with_views(|v, out, lse, ws| b.kernel().launch(stream, v, out, lse, ws))
+                .unwrap();
+            let graph = stream
+                .end_capture(cudarc::driver::sys::CUgraphInstantiate_flags(0))
+                .unwrap()
+                .unwrap();
+            for i in 0..5 {
+                bufs.poison(stream).unwrap();
+                graph.launch().unwrap();
+                let o = bufs.download(stream).unwrap();
+                assert!(bitwise_eq(&o, &first), "{config:?} {split:?}: graph replay {i} differs");
+            }
+        }
+    }
+    println!("split-KV: {split_calls} forced-split calls ok, repeats and graph replays bitwise equal");
+}
+
+fn bitwise_eq(a: &Output, b: &Output) -> bool {
+    a.out.len() == b.out.len()
+        && a.lse.len() == b.lse.len()
+        && a.out.iter().zip(&b.out).all(|(x, y)| x.to_bits() == y.to_bits())
+        && a.lse.iter().zip(&b.lse).all(|(x, y)| x.to_bits() == y.to_bits())
 }

@@ -13,13 +13,13 @@ namespace pagedattn {
 // integer instructions per 4-byte store, which on short tiles made the
 // epilogue a third of the consumer's instructions.
 template <class T, class TO, class TC>
-__device__ __forceinline__ void store_output(const Params& p, const WorkTile& w, int m0, int cw, int ct,
+__device__ __forceinline__ void store_output(const Params& p, const WorkUnit& w, int m0, int cw, int ct,
                                              TO const& tOrO, TC const& tOcO, float (&lse)[2],
                                              uint32_t s_stage) {
   constexpr int kRows = T::kBlockM;  // rows of the staging buffer (sw128 layout)
   int rows_total = w.q_len * kGroup;
   // Every thread of the warpgroup is done reading its previous tile's rows.
-  cutlass::arch::NamedBarrier::sync(128, 1 + cw);
+  cutlass::arch::NamedBarrier::sync(128, kBarConsumerWG + cw);
   // registers -> shared, two bf16 per 4-byte store (adjacent columns). The
   // wgmma accumulator holds, for v = c + 2h + 4j, element (row0 + 8h,
   // col0 + 8j + c): rows differ by whole 8-row swizzle atoms, so row % 8 and
@@ -51,7 +51,7 @@ __device__ __forceinline__ void store_output(const Params& p, const WorkTile& w,
       }
     }
   }
-  cutlass::arch::NamedBarrier::sync(128, 1 + cw);  // this warpgroup's rows are staged
+  cutlass::arch::NamedBarrier::sync(128, kBarConsumerWG + cw);  // this warpgroup's rows are staged
   // shared -> global: 64 rows x 16 chunks of 16 bytes; thread lt moves chunk
   // lt % 16 of rows lt / 16 + 8 i (i < 8). Packed row r is token r / 6, head
   // r % 6 of the kv head's group; 8 rows on is 1 token and 2 heads on, plus a

@@ -6,12 +6,24 @@
 #include <cutlass/arch/barrier.h>
 #include <cutlass/arch/reg_reconfig.h>
 #include "attn/params.cuh"
-#include "attn/tile_scheduler.cuh"
+#include "attn/scheduler.cuh"
 
 namespace pagedattn {
 using namespace cute;
 
-template <int kBlockM_, int kBlockN_, int kStages_, int kCtasPerSm_, bool kPersistent_>
+// Warp roles: warpgroup 0 produces (gathers Q and K/V rows into shared
+// memory), warpgroups 1.. consume (GEMMs, softmax, merge, epilogue).
+constexpr int kProducerWarpgroup = 0;
+constexpr int kProducerWarp0 = 0;  // also decodes the work units and takes the tickets
+
+// Named barrier ids (0 is __syncthreads).
+enum NamedBarrierId : int {
+  kBarConsumerWG = 1,  // + consumer warpgroup: its 128 threads (epilogue, merge handshake)
+  kBarTurn = 3,        // + consumer warpgroup: its turn to issue GEMMs (ping-pong, 256 threads)
+  kBarProducer = 5,    // the 128 producer threads: the next unit is decoded
+};
+
+template <int kBlockM_, int kBlockN_, int kStages_, int kCtasPerSm_, int kPlanMaxBatch_>
 struct KernelTraits {
   using Element = cutlass::bfloat16_t;
   static constexpr int kBlockM = kBlockM_;       // packed (token, head) rows per tile
@@ -21,14 +33,16 @@ struct KernelTraits {
   static constexpr int kProducerThreads = 128;
   static constexpr int kConsumerThreads = kConsumerWGs * 128;
   static constexpr int kThreads = kProducerThreads + kConsumerThreads;
+  static constexpr int kCtasPerSm = kCtasPerSm_;
+  // Largest batch the shared-memory plan holds (units::plan_max_batch).
+  static constexpr int kPlanMaxBatch = kPlanMaxBatch_;
+  using Plan = PlanStorage<kPlanMaxBatch>;
+  // Two Q slots: the producer loads the next unit's Q (and first key blocks)
+  // while the consumers finish the current one. A slot doubles as its unit's
+  // output staging buffer once the unit's last QK GEMM is done.
+  static constexpr int kQSlots = 2;
   // setmaxnreg budgets: the gather producer needs few registers, the consumers
   // hold S (64 fp32) and O (64 fp32) accumulators per thread.
-  static constexpr int kCtasPerSm = kCtasPerSm_;
-  // Persistent: a CTA walks many tiles (attn/tile_scheduler.cuh), with a
-  // double-buffered Q and its own O staging buffer so the next tile's Q loads
-  // under this tile's last blocks. Otherwise one tile per CTA, and the Q
-  // buffer doubles as the O staging buffer.
-  static constexpr bool kPersistent = kPersistent_;
   static constexpr int kProducerRegs = 56;
   // What the register file leaves the consumers once the producers have theirs.
   static constexpr int kConsumerRegs =
@@ -51,8 +65,7 @@ struct KernelTraits {
   // 16-byte chunks XOR-ed with (row % 8), so gathered rows land bank-conflict
   // free and wgmma reads them directly.
   using SmemLayoutAtom = GMMA::Layout_K_SW128_Atom<Element>;
-  static constexpr int kQSlots = kPersistent ? 2 : 1;
-  // One Q slot and the O staging buffer share this layout.
+  // One Q slot, also the output staging buffer of its unit.
   using SmemLayoutO = decltype(tile_to_shape(SmemLayoutAtom{}, Shape<Int<kBlockM>, Int<kHeadDim>>{}));
   using SmemLayoutK = decltype(tile_to_shape(SmemLayoutAtom{}, Shape<Int<kBlockN>, Int<kHeadDim>, Int<kStages>>{}));
   using SmemLayoutV = SmemLayoutK;
@@ -64,17 +77,21 @@ struct KernelTraits {
     alignas(1024) Element q[kQSlots * kBlockM * kHeadDim];
     alignas(1024) Element k[kStages * kBlockN * kHeadDim];
     alignas(1024) Element v[kStages * kBlockN * kHeadDim];
-    // Output staging of a persistent CTA (a stub otherwise: q is used).
-    alignas(kPersistent ? 1024 : 16) Element o[kPersistent ? kBlockM * kHeadDim : 8];
-    alignas(8) uint64_t q_full[kQSlots];   // Q slot loaded and its tile published
-    alignas(8) uint64_t q_empty[kQSlots];  // consumers done with the Q slot
+    alignas(8) uint64_t q_full[kQSlots];   // Q slot loaded and its unit published
+    alignas(8) uint64_t q_empty[kQSlots];  // consumers done with the Q slot (and its staging)
     alignas(8) uint64_t k_full[kStages];
     alignas(8) uint64_t k_empty[kStages];
     alignas(8) uint64_t v_full[kStages];
     alignas(8) uint64_t v_empty[kStages];
-    TileSlot tile[kQSlots];  // the tile each Q slot holds, written by the producer
+    WorkUnit unit[kQSlots];  // the unit each Q slot holds, written by the producer
+    WorkUnit pending[2];     // decoded by producer warp 0 for the other producer warps
+    int merge_last[kConsumerWGs];  // this warpgroup's chunk was the tile's last: it merges
+    Plan plan;
   };
+  static_assert(sizeof(Element) * kStages * kBlockN * kHeadDim >= plan_scratch_ints<kPlanMaxBatch>() * sizeof(int),
+                "the plan's scratch lives in the K ring");
   static constexpr int kSmemBytes = sizeof(SharedStorage);
+  static_assert(kSmemBytes + 1024 <= 233472 / kCtasPerSm, "shared memory per SM");
 };
 
 // Issues one warpgroup GEMM over all k-blocks of the operands as one wgmma

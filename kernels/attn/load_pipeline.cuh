@@ -62,7 +62,7 @@ struct GatherLoader {
 
   // Q tile: packed rows m0 .. m0 + kBlockM of the sequence (token-major, the 6
   // heads of one kv head per token). Rows past the sequence are zero-filled.
-  __device__ __forceinline__ void load_q(const Params& p, const WorkTile& w, int m0, uint32_t sq, uint64_t* full) const {
+  __device__ __forceinline__ void load_q(const Params& p, const WorkUnit& w, int m0, uint32_t sq, uint64_t* full) const {
     const int rows_total = w.q_len * kGroup;
     CUTLASS_PRAGMA_UNROLL
     for (int i = 0; i < kQRows; ++i) {
@@ -79,7 +79,7 @@ struct GatherLoader {
   // Raw page ids of this thread's rows of key block n. The range check is
   // left to `check_ids`, at use time, so the loads' latency hides behind the
   // producer's other work instead of stalling it right here.
-  __device__ __forceinline__ void load_page_ids(const Params& p, const WorkTile& w, int n, int (&pid)[kKvRows]) const {
+  __device__ __forceinline__ void load_page_ids(const Params& p, const WorkUnit& w, int n, int (&pid)[kKvRows]) const {
     CUTLASS_PRAGMA_UNROLL
     for (int i = 0; i < kKvRows; ++i) {
       const int j = n * T::kBlockN + row0 + i * kRowsPerPass;
@@ -90,7 +90,7 @@ struct GatherLoader {
   // Ids of key block n made safe: -1 (a zero row, never dereferenced) for
   // keys past kv_len and for ids outside [0, num_pages), which also set the
   // error flag.
-  __device__ __forceinline__ void check_ids(const Params& p, const WorkTile& w, int n, int (&pid)[kKvRows]) const {
+  __device__ __forceinline__ void check_ids(const Params& p, const WorkUnit& w, int n, int (&pid)[kKvRows]) const {
     bool bad = false;
     CUTLASS_PRAGMA_UNROLL
     for (int i = 0; i < kKvRows; ++i) {

@@ -126,13 +126,13 @@ const WS_COUNTERS: u64 = 64;
 const SEMS_PER_SLOT: u64 = 2;
 
 impl WorkspaceLayout {
-    /// Enough for `slots_rows` rows of partial output (fp32 O and lse) and
-    /// `slots` semaphores pairs.
+    /// Enough for `slots_rows` rows of partial output (fp32 O, and the lse
+    /// of each row as its 4 threads hold it) and `slots` semaphore pairs.
     fn new(slots: u64, slots_rows: u64) -> Self {
         let align = |x: u64| x.div_ceil(256) * 256;
         let sem_offset = WS_COUNTERS * 4;
         let lse_offset = align(sem_offset + slots * SEMS_PER_SLOT * 4);
-        let o_offset = align(lse_offset + slots_rows * 4);
+        let o_offset = align(lse_offset + slots_rows * 4 * 4);
         let bytes = align(o_offset + slots_rows * 128 * 4);
         WorkspaceLayout {
             slots_rows,

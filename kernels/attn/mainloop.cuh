@@ -1,0 +1,165 @@
+// Consumer main loop over one work unit's key blocks: S = Q K^T (wgmma SS),
+// masked online softmax in registers (exp2, scale folded in), O += P V
+// (wgmma RS, P straight from the S registers). Blocks run from the unit's
+// last (the diagonal one, for a tile's last chunk) down; only blocks that
+// cross the diagonal are masked.
+#pragma once
+#include "attn/kernel_traits.cuh"
+#include "attn/softmax.cuh"
+
+namespace pagedattn {
+
+// Causal extent of a unit's tile. Packed row r is token r / 6; token i sees
+// keys j <= i + delta, delta = kv_len - q_len (bottom-right aligned).
+template <class T>
+struct TileExtent {
+  int m0;          // first packed row
+  int delta;
+  int n_unmasked;  // blocks [0, n_unmasked) are fully visible to every row
+  __device__ __forceinline__ explicit TileExtent(const WorkUnit& w) {
+    m0 = w.m_block * T::kBlockM;
+    delta = w.kv_len - w.q_len;
+    const int min_limit = m0 / kGroup + delta;  // smallest row's last key
+    n_unmasked = min_limit >= 0 ? (min_limit + 1) / T::kBlockN : 0;
+  }
+};
+
+// Ring position of the i-th key block a CTA processes (counted over all its units).
+template <int kStages>
+struct RingPos {
+  int stage, phase;
+  __device__ __forceinline__ explicit RingPos(int i) : stage(i % kStages), phase((i / kStages) & 1) {}
+};
+
+// Runs the unit's blocks [w.blk_lo, w.blk_hi) on Q slot `slot` (already
+// waited for) from ring position block_iter on, and leaves the normalised
+// output in tOrO and the rows' base-2 lse in `lse` (0 and -inf for rows that
+// saw no key of this unit).
+template <class T, class TO>
+__device__ __forceinline__ void mainloop(const Params& p, typename T::SharedStorage& ss, const WorkUnit& w,
+                                         int slot, int block_iter, TO& tOrO, float (&lse)[2]) {
+  using namespace cute;
+  const int lane = threadIdx.x % 32;
+  const int ct = threadIdx.x - T::kProducerThreads;  // 0 .. kConsumerThreads
+  const int cw = ct / 128;
+  const TileExtent<T> e(w);
+  const int n_steps = w.blk_hi - w.blk_lo;
+  typename T::TiledMmaQK mma_qk;
+  typename T::TiledMmaPV mma_pv;
+  auto thr_qk = mma_qk.get_thread_slice(ct);
+  auto thr_pv = mma_pv.get_thread_slice(ct);
+  Tensor sQ = make_tensor(make_smem_ptr(ss.q + slot * T::kBlockM * kHeadDim), typename T::SmemLayoutO{});
+  Tensor sK = make_tensor(make_smem_ptr(ss.k), typename T::SmemLayoutK{});
+  Tensor sVt = make_tensor(make_smem_ptr(ss.v), typename T::SmemLayoutVt{});
+  Tensor tSrQ = thr_qk.partition_fragment_A(sQ);   // descriptors
+  Tensor tSrK = thr_qk.partition_fragment_B(sK);   // descriptors, per stage
+  Tensor tOrV = thr_pv.partition_fragment_B(sVt);  // descriptors, per stage
+  Tensor tSrS = partition_fragment_C(mma_qk, select<0, 1>(typename T::TileShapeQK{}));
+  // P in the register layout of the PV GEMM's A operand: for bf16 it is the
+  // S accumulator's own order, 16 keys per k-block.
+  Tensor tOrP = make_tensor<typename T::Element>(Layout<Shape<Shape<_2, _2, _2>, _1, Int<T::kBlockN / 16>>>{});
+  static_assert(size(tOrP) == size(tSrS));
+  Tensor cS = make_identity_tensor(select<0, 1>(typename T::TileShapeQK{}));
+  Tensor tScS = thr_qk.partition_C(cS);
+  const float scale = p.sm_scale_log2;
+  const int col0 = get<1>(tScS(0));
+
+  clear(tOrO);
+  OnlineSoftmax softmax;
+  float corr[2];
+  // Last visible key of each of this thread's two rows.
+  int row_last_key[2];
+  CUTLASS_PRAGMA_UNROLL
+  for (int h = 0; h < 2; ++h) {
+    const int r = e.m0 + get<0>(tScS(2 * h));
+    row_last_key[h] = min(r / kGroup + e.delta, w.kv_len - 1);
+  }
+  // Softmax of key block n: masked only where the block crosses the diagonal.
+  auto softmax_block = [&](int n) {
+    if (n >= e.n_unmasked) {
+      const int limit[2] = {row_last_key[0] - n * T::kBlockN - col0, row_last_key[1] - n * T::kBlockN - col0};
+      softmax.template step<true>(tSrS, scale, limit, corr);
+    } else {
+      const int limit[2] = {0, 0};
+      softmax.template step<false>(tSrS, scale, limit, corr);
+    }
+  };
+  auto to_bf16 = [&]() {  // P = bf16(S), in the PV GEMM's A-operand registers
+    CUTLASS_PRAGMA_UNROLL
+    for (int v = 0; v < size(tSrS); v += 2) {
+      __nv_bfloat162 pr = __floats2bfloat162_rn(tSrS(v), tSrS(v + 1));
+      tOrP(v) = reinterpret_cast<typename T::Element const&>(pr.x);
+      tOrP(v + 1) = reinterpret_cast<typename T::Element const&>(pr.y);
+    }
+  };
+  // Ping-pong between the consumer warpgroups (named barriers kBarTurn + cw):
+  // a warpgroup issues its GEMMs only after the other has issued its own, so
+  // the tensor cores alternate between them and one warpgroup's softmax runs
+  // under the other's GEMMs. Per unit each warpgroup takes n_steps + 1 turns
+  // and passes as many, so the alternation also carries across units.
+  const int my_turn = kBarTurn + cw, other_turn = kBarTurn + (cw ^ 1);
+  auto wait_turn = [&]() {
+    if constexpr (T::kConsumerWGs == 2) cutlass::arch::NamedBarrier::sync(T::kConsumerThreads, my_turn);
+  };
+  auto pass_turn = [&]() {
+    if constexpr (T::kConsumerWGs == 2) cutlass::arch::NamedBarrier::arrive(T::kConsumerThreads, other_turn);
+  };
+  auto release = [&](uint64_t* bar) {
+    __syncwarp();
+    if (lane == 0) mbar_arrive(bar);
+  };
+  if (cw == 1 && n_steps > 0) pass_turn();  // warpgroup 0 goes first
+
+  if (n_steps > 0) {
+    // First block: S, softmax, P. O is still zero: no rescale.
+    const RingPos<T::kStages> rk(block_iter);
+    mbar_wait(&ss.k_full[rk.stage], rk.phase);
+    cutlass::arch::fence_view_async_shared();  // cp.async writes -> wgmma (async proxy) reads
+    wait_turn();
+    warpgroup_gemm<true, -1>(mma_qk, tSrQ, tSrK(_, _, _, rk.stage), tSrS);
+    pass_turn();
+    warpgroup_wait<0>();
+    warpgroup_fence_operand(tSrS);
+    release(&ss.k_empty[rk.stage]);
+    softmax_block(w.blk_hi - 1);
+    to_bf16();
+  }
+  // Steady state, intra-warpgroup overlap: S(it) = Q K(it) and O += P(it-1)
+  // V(it-1) are both in flight on the tensor cores while the softmax of
+  // S(it) runs once its GEMM is done.
+  for (int it = 1; it < n_steps; ++it) {
+    const int n = w.blk_hi - 1 - it;
+    const RingPos<T::kStages> rk(block_iter + it), rv(block_iter + it - 1);
+    mbar_wait(&ss.k_full[rk.stage], rk.phase);
+    mbar_wait(&ss.v_full[rv.stage], rv.phase);
+    cutlass::arch::fence_view_async_shared();
+    OnlineSoftmax::rescale(tOrO, corr);
+    wait_turn();
+    warpgroup_gemm<true, -1>(mma_qk, tSrQ, tSrK(_, _, _, rk.stage), tSrS);
+    warpgroup_gemm<false, -1>(mma_pv, tOrP, tOrV(_, _, _, rv.stage), tOrO);
+    pass_turn();
+    warpgroup_wait<1>();  // S(it) ready; P V still running
+    warpgroup_fence_operand(tSrS);
+    release(&ss.k_empty[rk.stage]);
+    softmax_block(n);
+    warpgroup_wait<0>();  // P(it-1) V(it-1) done: P registers and V stage free
+    warpgroup_fence_operand(tOrO);
+    release(&ss.v_empty[rv.stage]);
+    to_bf16();
+  }
+  if (n_steps > 0) {
+    const RingPos<T::kStages> rv(block_iter + n_steps - 1);
+    OnlineSoftmax::rescale(tOrO, corr);
+    mbar_wait(&ss.v_full[rv.stage], rv.phase);
+    cutlass::arch::fence_view_async_shared();
+    wait_turn();
+    warpgroup_gemm<false, -1>(mma_pv, tOrP, tOrV(_, _, _, rv.stage), tOrO);
+    if (cw == 0) pass_turn();  // the last turn of warpgroup 1 is not awaited
+    warpgroup_wait<0>();
+    warpgroup_fence_operand(tOrO);
+    release(&ss.v_empty[rv.stage]);
+  }
+  softmax.finalize(tOrO, lse);
+}
+
+}  // namespace pagedattn

@@ -1,0 +1,394 @@
+// Tile scheduler: the call's work units, derived on the device from the
+// indptrs at the start of every CTA (no host synchronisation; the grid is one
+// wave of resident CTAs, so a captured graph replays with any indptr
+// contents), and handed out by a ticket counter in the workspace.
+//
+// Bit-exact mirror of src/units.rs (tests there check the closed forms and
+// that every key block of every tile is covered exactly once).
+//
+// A tile is kBlockM packed rows of one sequence and kv head (packed row r is
+// token r / 6, query head kv_head * 6 + r % 6). Tile m sees n(m) key blocks;
+// n is nondecreasing in m (causal, bottom-right aligned). A tile longer than
+// the split size C is cut into ceil(n / C) chunks of consecutive key blocks,
+// computed by different CTAs and merged by the last to finish
+// (attn/merge.cuh). Order, heaviest first: the chunks of all split tiles,
+// then the unsplit tiles; within each phase sequences by decreasing key
+// blocks, a sequence's tiles from the last down, the 4 kv heads adjacent.
+#pragma once
+#include <climits>
+#include "attn/params.cuh"
+
+namespace pagedattn {
+
+constexpr int kSortMaxBatch = 256;        // units::SORT_MAX_BATCH
+constexpr int kMinChunkBlocks = 2;       // units::MIN_CHUNK_BLOCKS
+constexpr int kNoSplit = INT_MAX;        // split size meaning "nothing is split"
+
+enum UnitState : int {
+  kUnitWork = 0,  // compute it
+  kUnitSkip = 1,  // spare tile or bad sequence: take the next ticket
+  kUnitDone = 2,  // no units left: the CTA's roles exit
+};
+
+// One work unit, as the producer hands it to the consumers.
+struct WorkUnit {
+  int state;
+  int seq, kv_head, m_block;
+  int q_start, q_len, kv_start, kv_len;  // int: indptrs are int32
+  int blk_lo, blk_hi;                    // key blocks of the tile this unit computes
+  int chunk, n_chunks;                   // n_chunks > 1: a chunk of a split tile
+  int slot;                              // merge slot of this chunk (its unit index)
+  int sem;                               // merge semaphore slot (the unit index of chunk 0)
+};
+
+// Integer division rounding toward -inf / +inf (b > 0, any sign of a). The
+// plan's quotients all fit in int32 (6 * total_q < 2^31 is checked on the
+// host); only sums of products need 64 bits.
+__device__ __forceinline__ int floor_div(int a, int b) {
+  const int q = a / b;
+  return (a % b < 0) ? q - 1 : q;
+}
+__device__ __forceinline__ int ceil_div(int a, int b) { return -floor_div(-a, b); }
+
+// sum_{i < n} clamp(a * i + c, 0, h) for a >= 1, h >= 0 (a * n + c fits int32).
+__device__ __forceinline__ long long sum_clamped(int a, int c, int n, int h) {
+  if (n <= 0 || h <= 0) return 0;
+  const int i_lo = c > 0 ? 0 : min(floor_div(-c, a) + 1, n);
+  const int i_hi = max(i_lo, min(ceil_div(h - c, a), n));
+  const long long cnt = i_hi - i_lo;
+  return (long long)a * (((long long)i_lo + i_hi - 1) * cnt / 2) + (long long)c * cnt +
+         (long long)h * (n - i_hi);
+}
+
+// Key-block counts of one sequence's tiles, in closed form (units::SeqShape).
+template <int kBM, int kBN>
+struct SeqShape {
+  int q_len, kv_len;
+  static constexpr int kSlope = kGroup * kBN / kBM;  // tiles per key block
+  static_assert(kGroup * kBN % kBM == 0, "a key block must start on a whole tile");
+  __device__ __forceinline__ int tiles() const { return (kGroup * q_len + kBM - 1) / kBM; }
+  __device__ __forceinline__ int max_blocks() const { return q_len == 0 ? 0 : (kv_len + kBN - 1) / kBN; }
+  __device__ __forceinline__ int blocks(int m) const {
+    const int last_row = min((m + 1) * kBM, kGroup * q_len) - 1;
+    const int max_key = min(kv_len - 1, last_row / kGroup + kv_len - q_len);
+    return max_key >= 0 ? max_key / kBN + 1 : 0;
+  }
+  __device__ __forceinline__ int c0() const { return ceil_div(1 - kGroup * (kv_len - q_len), kBM) - 1; }
+  // First tile that sees key block j (j < max_blocks()).
+  __device__ __forceinline__ int first_tile(int j) const { return min(max(kSlope * j + c0(), 0), tiles() - 1); }
+  __device__ __forceinline__ long long total_blocks() const {
+    const int t = tiles(), nb = max_blocks();
+    if (t == 0 || nb == 0) return 0;
+    return (long long)nb * t - sum_clamped(kSlope, c0(), nb, t - 1);
+  }
+  // Tiles 0 .. unsplit(c) have at most c key blocks.
+  __device__ __forceinline__ int unsplit(int c) const { return c >= max_blocks() ? tiles() : first_tile(c); }
+  // Chunks of the split tiles, ceil(n / c) each.
+  __device__ __forceinline__ long long split_chunks(int c) const {
+    const int t = tiles(), nb = max_blocks();
+    if (c >= nb) return 0;
+    const int s = first_tile(c), t_max = (nb - 1) / c, cc = c0();
+    const long long all = sum_clamped(kSlope * c, cc, t_max + 1, t - 1);
+    return (long long)(t - s) + (long long)t_max * t - (all - min(max(cc, 0), t - 1));
+  }
+};
+
+// A sequence's range as the kernel trusts it: a bad range counts as empty
+// (validate_indptrs raises the error flag for it).
+struct SeqRange {
+  int q_start, q_len, kv_start, kv_len;
+};
+__device__ __forceinline__ SeqRange load_seq(const Params& p, int b) {
+  const long long q0 = __ldg(p.qo_indptr + b), q1 = __ldg(p.qo_indptr + b + 1);
+  const long long k0 = __ldg(p.kv_indptr + b), k1 = __ldg(p.kv_indptr + b + 1);
+  SeqRange s{0, 0, 0, 0};
+  if (q0 < 0 || q1 < q0 || q1 > p.total_q || k0 < 0 || k1 < k0 || k1 > p.num_kv_indices) return s;
+  s.q_start = (int)q0;
+  s.q_len = (int)(q1 - q0);
+  s.kv_start = (int)k0;
+  s.kv_len = (int)(k1 - k0);
+  return s;
+}
+
+// The plan in shared memory (batch <= kMaxBatch), indexed by rank (the
+// sequences' order in the unit list).
+template <int kMaxBatch>
+struct PlanStorage {
+  static constexpr int kMax = kMaxBatch;
+  int pre_split[kMaxBatch + 1];  // exclusive prefix of split chunks (per kv head)
+  int pre_tiles[kMaxBatch + 1];  // exclusive prefix of unsplit tiles (per kv head)
+  int unsplit[kMaxBatch];        // unsplit tiles of the sequence
+  SeqRange range[kMaxBatch];     // the sequence's rows and keys
+  long long red[16];             // block reductions, one per warp
+  int chunk;                     // split size C in key blocks (kNoSplit: none)
+  int n_split;                   // units of split tiles (4 per chunk)
+  int n_units;                   // all units
+  int planned;                   // 0: fallback order (batch > kMaxBatch)
+};
+// Per-sequence scratch while the plan is built (aliases the K/V ring).
+template <int kMaxBatch>
+constexpr int plan_scratch_ints() { return 6 * kMaxBatch; }
+
+template <int kThreads>
+__device__ __forceinline__ long long block_sum(long long x, long long* red) {
+  CUTLASS_PRAGMA_UNROLL
+  for (int o = 16; o > 0; o >>= 1) x += __shfl_xor_sync(0xffffffffu, x, o);
+  __syncthreads();  // red[] free (earlier sums read)
+  if ((threadIdx.x & 31) == 0) red[threadIdx.x / 32] = x;
+  __syncthreads();
+  long long s = 0;
+  for (int w = 0; w < kThreads / 32; ++w) s += red[w];
+  return s;
+}
+
+// Builds the plan with all kThreads threads of the CTA (called by every
+// thread before the warp roles split; ends with __syncthreads).
+template <int kThreads, int kBM, int kBN, class Plan>
+__device__ void build_plan(const Params& p, Plan& pl, int* scratch) {
+  using Shape = SeqShape<kBM, kBN>;
+  constexpr int kMax = Plan::kMax;
+  const int tid = threadIdx.x, batch = p.batch;
+  if (batch > kMax || batch <= 0) {
+    if (tid == 0) {
+      pl.planned = 0;
+      pl.n_split = 0;
+      pl.chunk = kNoSplit;
+      pl.n_units = batch > 0 ? p.tiles_per_head * kNumKvHeads : 0;
+    }
+    __syncthreads();
+    return;
+  }
+  SeqRange* s_range = reinterpret_cast<SeqRange*>(scratch);  // [kMax]
+  int* s_nb = scratch + 4 * kMax;
+  int* s_rank = scratch + 5 * kMax;
+  long long work = 0;
+  for (int b = tid; b < batch; b += kThreads) {
+    const SeqRange r = load_seq(p, b);
+    const Shape s{r.q_len, r.kv_len};
+    s_range[b] = r;
+    s_nb[b] = s.max_blocks();
+    work += s.total_blocks();
+  }
+  work = kNumKvHeads * block_sum<kThreads>(work, pl.red);
+  const long long per_cta = (work + 2ll * gridDim.x - 1) / (2ll * gridDim.x);  // half the mean work
+  int chunk = p.split_blocks < 0  ? kNoSplit
+              : p.split_blocks > 0 ? p.split_blocks
+                                   : (int)min(max((long long)kMinChunkBlocks, per_cta), (long long)kNoSplit);
+  long long n_split;
+  for (;;) {  // double the chunk until the split units fit the merge slots
+    long long n1 = 0;
+    if (chunk != kNoSplit)
+      for (int b = tid; b < batch; b += kThreads) n1 += Shape{s_range[b].q_len, s_range[b].kv_len}.split_chunks(chunk);
+    n_split = kNumKvHeads * block_sum<kThreads>(n1, pl.red);
+    if (n_split <= p.partial_slots) break;
+    chunk = chunk > kNoSplit / 4 ? kNoSplit : chunk * 2;
+  }
+  // Rank: decreasing key blocks, then index (a stable sort by counting).
+  for (int b = tid; b < batch; b += kThreads) {
+    int rank = b;
+    if (batch <= kSortMaxBatch) {
+      const int nb = s_nb[b];
+      rank = 0;
+      for (int o = 0; o < batch; ++o) {
+        const int no = s_nb[o];
+        rank += (no > nb) | ((no == nb) & (o < b));
+      }
+    }
+    s_rank[rank] = b;
+  }
+  __syncthreads();
+  // Exclusive scans over ranks of (split chunks, unsplit tiles): each thread
+  // a contiguous run of ranks, then the runs' totals across the CTA.
+  constexpr int kRun = (kMax + kThreads - 1) / kThreads;
+  int a[kRun], u[kRun];
+  int sa = 0, su = 0;
+  CUTLASS_PRAGMA_UNROLL
+  for (int i = 0; i < kRun; ++i) {
+    const int r = tid * kRun + i;
+    a[i] = u[i] = 0;
+    if (r < batch) {
+      const SeqRange sr = s_range[s_rank[r]];
+      const Shape s{sr.q_len, sr.kv_len};
+      a[i] = chunk == kNoSplit ? 0 : (int)s.split_chunks(chunk);
+      u[i] = chunk == kNoSplit ? s.tiles() : s.unsplit(chunk);
+      pl.range[r] = sr;
+    }
+    sa += a[i];
+    su += u[i];
+  }
+  // Exclusive scan of (sa, su) over threads, packed in one 64-bit value.
+  const long long packed = ((long long)sa << 32) | (unsigned)su;
+  long long incl = packed;
+  const int lane = tid & 31, warp = tid / 32;
+  CUTLASS_PRAGMA_UNROLL
+  for (int o = 1; o < 32; o <<= 1) {
+    const long long y = __shfl_up_sync(0xffffffffu, incl, o);
+    if (lane >= o) incl += y;
+  }
+  __syncthreads();
+  if (lane == 31) pl.red[warp] = incl;
+  __syncthreads();
+  long long base = 0;
+  for (int w = 0; w < warp; ++w) base += pl.red[w];
+  long long excl = base + incl - packed;
+  int ea = (int)(excl >> 32), eu = (int)(excl & 0xffffffffll);
+  CUTLASS_PRAGMA_UNROLL
+  for (int i = 0; i < kRun; ++i) {
+    const int r = tid * kRun + i;
+    if (r < batch) {
+      pl.pre_split[r] = ea;
+      pl.pre_tiles[r] = eu;
+      pl.unsplit[r] = u[i];
+    }
+    ea += a[i];
+    eu += u[i];
+  }
+  if (tid == kThreads - 1) {  // the last thread's run ends at the totals
+    pl.pre_split[batch] = ea;
+    pl.pre_tiles[batch] = eu;
+    pl.chunk = chunk;
+    pl.n_split = (int)n_split;
+    pl.n_units = (int)n_split + kNumKvHeads * eu;
+    pl.planned = 1;
+  }
+  __syncthreads();
+}
+
+// Largest r in [0, n) with a[r] <= v (a nondecreasing, a[0] = 0 <= v).
+__device__ __forceinline__ int last_le(const int* a, int n, int v) {
+  int lo = 0, hi = n;  // answer in [lo, hi)
+  while (hi - lo > 1) {
+    const int mid = (lo + hi) >> 1;
+    if (a[mid] <= v) lo = mid; else hi = mid;
+  }
+  return lo;
+}
+
+// ---- fallback order (batch > kPlanMaxBatch): tiles in the fixed numbering
+// tile_start(b) = floor(6 * qo_indptr[b] / kBlockM) + b (src/schedule.rs),
+// the last tile first, nothing split.
+template <int kBM>
+__device__ __forceinline__ long long tile_start(long long qo_start, int b) {
+  return (kGroup * qo_start) / kBM + b;
+}
+// Largest b in [0, batch) with tile_start(b) <= t, by a 32-ary search done by
+// one warp: one coalesced load of up to 32 indptr entries per step.
+template <int kBM>
+__device__ __forceinline__ int find_sequence(const int* __restrict__ qo_indptr, int batch, long long t) {
+  const int lane = threadIdx.x & 31;
+  int lo = 0, hi = batch;
+  while (hi - lo > 1) {
+    const int step = (hi - lo + 31) / 32;
+    const int idx = lo + lane * step;
+    bool pred = false;
+    if (idx < hi) pred = tile_start<kBM>(__ldg(qo_indptr + idx), idx) <= t;
+    const unsigned ballot = __ballot_sync(0xffffffffu, pred);
+    const int last = ballot ? 31 - __clz(ballot) : 0;
+    lo = lo + last * step;
+    hi = min(lo + step, hi);
+  }
+  return lo;
+}
+
+// Decodes ticket u into a unit. Called by a whole warp (the fallback search
+// uses its lanes); every lane gets the same unit.
+template <int kBM, int kBN, class Plan>
+__device__ __forceinline__ WorkUnit decode_unit(const Params& p, const Plan& pl, int u) {
+  using Shape = SeqShape<kBM, kBN>;
+  WorkUnit w;
+  w.state = kUnitSkip;
+  w.seq = w.kv_head = w.m_block = 0;
+  w.q_start = w.q_len = w.kv_start = w.kv_len = 0;
+  w.blk_lo = w.blk_hi = w.chunk = 0;
+  w.n_chunks = 1;
+  w.slot = w.sem = 0;
+  if (u < 0 || u >= pl.n_units) {
+    w.state = kUnitDone;
+    return w;
+  }
+  w.kv_head = u % kNumKvHeads;
+  if (!pl.planned) {
+    const long long t = (long long)p.tiles_per_head - 1 - u / kNumKvHeads;
+    const int b = find_sequence<kBM>(p.qo_indptr, p.batch, t);
+    const long long q0 = __ldg(p.qo_indptr + b);
+    const SeqRange r = load_seq(p, b);
+    const long long mb = t - tile_start<kBM>(q0, b);
+    if (q0 < 0 || mb < 0 || mb >= Shape{r.q_len, r.kv_len}.tiles()) return w;  // spare tile / bad sequence
+    w.seq = b;
+    w.m_block = (int)mb;
+    w.q_start = r.q_start; w.q_len = r.q_len; w.kv_start = r.kv_start; w.kv_len = r.kv_len;
+    w.blk_hi = Shape{r.q_len, r.kv_len}.blocks((int)mb);
+    w.state = kUnitWork;
+    return w;
+  }
+  const bool split = u < pl.n_split;
+  const int v = (split ? u : u - pl.n_split) / kNumKvHeads;
+  const int rank = last_le(split ? pl.pre_split : pl.pre_tiles, p.batch, v);
+  const SeqRange r = pl.range[rank];
+  const Shape s{r.q_len, r.kv_len};
+  w.seq = rank;  // the sequence's rank in the plan (its index is not needed)
+  w.q_start = r.q_start; w.q_len = r.q_len; w.kv_start = r.kv_start; w.kv_len = r.kv_len;
+  if (split) {
+    // The j-th chunk of the sequence's split tiles, tiles from the last down.
+    int j = v - pl.pre_split[rank];
+    const int c = pl.chunk;
+    int m = s.tiles() - 1, n = s.blocks(m), k = (n + c - 1) / c;
+    while (j >= k) {
+      j -= k;
+      --m;
+      n = s.blocks(m);
+      k = (n + c - 1) / c;
+    }
+    w.m_block = m;
+    w.chunk = j;
+    w.n_chunks = k;
+    w.blk_lo = j * n / k;
+    w.blk_hi = (j + 1) * n / k;
+    w.slot = u;
+    w.sem = u - kNumKvHeads * j;
+  } else {
+    const int m = pl.unsplit[rank] - 1 - (v - pl.pre_tiles[rank]);
+    w.m_block = m;
+    w.blk_hi = s.blocks(m);
+  }
+  w.state = kUnitWork;
+  return w;
+}
+
+// Tickets: CTA c's first unit is c; later ones come from the workspace
+// counter (gridDim.x + its value). A CTA stops at its first ticket past the
+// units, so the counter is taken max(0, n - G) + min(G, n) times in all (n
+// units, G CTAs) and the CTA that takes it last resets it for the next call.
+__device__ __forceinline__ int take_ticket(const Params& p, int n_units) {
+  int* ctr = p.ws_counters + kWsUnitTicket;
+  const int g = (int)gridDim.x;
+  const int takes = max(0, n_units - g) + min(g, n_units);
+  const int t = atomicAdd(ctr, 1);
+  if (t == takes - 1) atomicExch(ctr, 0);
+  return g + t;
+}
+
+// Checks indptr entries [first, first + 32) with one warp and ORs ErrorBits
+// into the workspace error flag. CTA c checks entries c*32 + k*32*gridDim.x.
+__device__ __forceinline__ void validate_indptrs(const Params& p, long long first) {
+  const int lane = threadIdx.x & 31;
+  const long long i = first + lane;
+  int bits = 0;
+  if (i <= p.batch) {
+    const int q = __ldg(p.qo_indptr + i), k = __ldg(p.kv_indptr + i);
+    if (q < 0 || q > p.total_q) bits |= kErrBadQoRange;
+    if (k < 0 || k > p.num_kv_indices) bits |= kErrBadKvRange;
+    if (i == 0 && q != 0) bits |= kErrBadQoRange;
+    if (i == 0 && k != 0) bits |= kErrBadKvRange;
+    if (i == p.batch && q != p.total_q) bits |= kErrBadQoRange;
+    if (i == p.batch && k != p.num_kv_indices) bits |= kErrBadKvRange;
+    if (i < p.batch) {
+      if (__ldg(p.qo_indptr + i + 1) < q) bits |= kErrBadQoRange;
+      if (__ldg(p.kv_indptr + i + 1) < k) bits |= kErrBadKvRange;
+    }
+  }
+  bits = __reduce_or_sync(0xffffffffu, bits);
+  if (bits && lane == 0) atomicOr(p.ws_counters + kWsErrorFlag, bits);
+}
+
+}  // namespace pagedattn

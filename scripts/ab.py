@@ -1,0 +1,78 @@
+#!/usr/bin/env python3
+"""Side-by-side times of several `pagedattn bench --json` reports.
+
+    python3 scripts/ab.py A.json B.json [C.json ...] [--peer results.json]
+
+One row per workload: each report's median time (us) and check status, the
+ratio of the last report to the first, and, with --peer (flashinfer_peer.py's
+results.json), FlashInfer's best kernel-only (graph) time and last / FlashInfer.
+Geomeans of the ratios over the seed workloads and over all rows last.
+Python 3 standard library only.
+"""
+import json
+import math
+import sys
+
+
+def main():
+    args = sys.argv[1:]
+    peer = None
+    if "--peer" in args:
+        i = args.index("--peer")
+        peer = json.load(open(args[i + 1]))
+        del args[i : i + 2]
+    reports = [json.load(open(a)) for a in args]
+    rows = [{r["name"]: r for r in rep["rows"]} for rep in reports]
+    fi = {}
+    if peer:
+        for w in peer.get("workloads", []):
+            best = None
+            for be in w.get("backends", {}).values():
+                t = (be.get("t_graph") or {}).get("median_us")
+                if t and (best is None or t < best):
+                    best = t
+            if best:
+                fi[w["name"]] = best
+    names = list(rows[0])
+    hdr = "| workload | " + " | ".join(f"{a.split('/')[-1]} us" for a in args) + " | last/first |"
+    if fi:
+        hdr += " FlashInfer us | last/FI |"
+    print(hdr)
+    print("|" + "---|" * (hdr.count("|") - 1))
+    g = {"seed": [], "all": []}
+    gf = {"seed": [], "all": []}
+    for n in names:
+        cells, times = [], []
+        for r in rows:
+            x = r.get(n)
+            if x is None:
+                cells.append("-")
+                times.append(None)
+                continue
+            t = x.get("time_us")
+            st = x.get("status", "")
+            cells.append(("%.1f" % t if t else "-") + ("" if st in ("ok", "reference") else " " + st))
+            times.append(t)
+        ratio = times[-1] / times[0] if times[0] and times[-1] else None
+        line = f"| {n} | " + " | ".join(cells) + " | " + ("%.3f" % ratio if ratio else "-") + " |"
+        if ratio:
+            g["all"].append(ratio)
+            if n.startswith("seed"):
+                g["seed"].append(ratio)
+        if fi:
+            f = fi.get(n)
+            rf = times[-1] / f if f and times[-1] else None
+            line += (" %.1f |" % f if f else " - |") + (" %.3f |" % rf if rf else " - |")
+            if rf:
+                gf["all"].append(rf)
+                if n.startswith("seed"):
+                    gf["seed"].append(rf)
+        print(line)
+    gm = lambda v: math.exp(sum(map(math.log, v)) / len(v)) if v else float("nan")
+    print(f"geomean last/first: seed {gm(g['seed']):.3f}, all {gm(g['all']):.3f}")
+    if fi:
+        print(f"geomean last/FlashInfer: seed {gm(gf['seed']):.3f}, all {gm(gf['all']):.3f}")
+
+
+if __name__ == "__main__":
+    main()
