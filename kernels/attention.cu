@@ -60,13 +60,14 @@ __device__ __forceinline__ void init_barriers(typename T::SharedStorage& ss) {
 // K(it) then V(it) through the ring from ring position block_iter on. Page
 // ids run two blocks ahead of the cp.asyncs that use them, so their load
 // latency is off the producer's path.
-// Thread 0 takes the next ticket when the unit's last block is about to
-// load: a CTA claims its next unit only a ring's depth before it is free, so
-// units stay with whichever CTA frees up first (dynamic balance).
+// Thread 0 takes the next ticket (`raw_ticket`, used when the next unit is
+// decoded) as the unit's last block loads: a CTA claims its next unit only a
+// ring's depth before it is free, so units stay with whichever CTA frees up
+// first (dynamic balance).
 template <class T>
 __device__ __forceinline__ void produce_unit(const Params& p, typename T::SharedStorage& ss,
                                              const GatherLoader<T>& loader, const WorkUnit& w, int slot,
-                                             int block_iter, int& ticket) {
+                                             int block_iter, int& raw_ticket) {
   constexpr int kStageBytes = T::kBlockN * kHeadDim * 2;
   constexpr int kQBytes = T::kBlockM * kHeadDim * 2;
   constexpr int kIds = GatherLoader<T>::kKvRows;
@@ -83,7 +84,7 @@ __device__ __forceinline__ void produce_unit(const Params& p, typename T::Shared
     // No key: the rows' output is 0 and Q is not read.
     mbar_arrive(&ss.q_full[slot]);
     publish();
-    if (threadIdx.x == 0) ticket = take_ticket(p, ss.plan.n_units);
+    if (threadIdx.x == 0) raw_ticket = issue_ticket(p, ss.plan.n_units);
     return;
   }
   int pid[kIds], pid_next[kIds] = {};
@@ -96,7 +97,7 @@ __device__ __forceinline__ void produce_unit(const Params& p, typename T::Shared
     const int n = w.blk_hi - 1 - it;
     const RingPos<T::kStages> rp(block_iter + it);
     loader.check_ids(p, w, n, pid);
-    if (it == n_steps - 1 && threadIdx.x == 0) ticket = take_ticket(p, ss.plan.n_units);
+    if (it == n_steps - 1 && threadIdx.x == 0) raw_ticket = issue_ticket(p, ss.plan.n_units);
     mbar_wait(&ss.k_empty[rp.stage], rp.phase ^ 1);
     loader.load_kv(p.k_cache, w.kv_head, pid, sk + rp.stage * kStageBytes, &ss.k_full[rp.stage]);
     mbar_wait(&ss.v_empty[rp.stage], rp.phase ^ 1);
@@ -117,18 +118,22 @@ template <class T>
 __device__ __forceinline__ void producer(const Params& p, typename T::SharedStorage& ss) {
   const GatherLoader<T> loader(threadIdx.x);
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
-  int ticket = blockIdx.x;  // the first unit needs no counter
+  int raw_ticket = 0;  // thread 0: the counter's value for the next unit
   int slot_iter = 0, block_iter = 0;
   for (int it = 0;; ++it) {
     if (warp == kProducerWarp0) {
-      const int t = __shfl_sync(0xffffffffu, ticket, 0);
+      int t = (int)blockIdx.x;  // the first unit needs no counter
+      if (it > 0) {
+        if (lane == 0) t = ticket_of(raw_ticket);
+        t = __shfl_sync(0xffffffffu, t, 0);
+      }
       const WorkUnit w = decode_unit<T::kBlockM, T::kBlockN>(p, ss.plan, t);
       if (lane == 0) ss.pending[it & 1] = w;
     }
     cutlass::arch::NamedBarrier::sync(T::kProducerThreads, kBarProducer);
     const WorkUnit w = ss.pending[it & 1];
     if (w.state == kUnitSkip) {
-      if (threadIdx.x == 0) ticket = take_ticket(p, ss.plan.n_units);
+      if (threadIdx.x == 0) raw_ticket = issue_ticket(p, ss.plan.n_units);
       continue;
     }
     const int slot = slot_iter % T::kQSlots, qphase = (slot_iter / T::kQSlots) & 1;
@@ -140,7 +145,7 @@ __device__ __forceinline__ void producer(const Params& p, typename T::SharedStor
       if (threadIdx.x == 0) mbar_arrive(&ss.q_full[slot]);
       break;
     }
-    produce_unit<T>(p, ss, loader, w, slot, block_iter, ticket);
+    produce_unit<T>(p, ss, loader, w, slot, block_iter, raw_ticket);
     block_iter += w.blk_hi - w.blk_lo;
   }
 }
@@ -196,11 +201,20 @@ __device__ __forceinline__ void attention(const Params& p) {
   extern __shared__ __align__(1024) unsigned char smem_buf[];
   auto& ss = *reinterpret_cast<typename T::SharedStorage*>(smem_buf);
   init_barriers<T>(ss);
-  // The plan's per-sequence scratch lives in the K ring, not yet in use.
-  build_plan<T::kThreads, T::kBlockM, T::kBlockN>(p, ss.plan, reinterpret_cast<int*>(ss.k));
+  // The plan: a small batch's by the warp that decodes the units alone,
+  // a larger one's by the whole CTA (its per-sequence scratch in the K
+  // ring, not yet in use).
+  // A call the host marked direct (a unit per CTA at most, nothing to
+  // split) needs no plan: tiles in the fixed order.
+  const bool warp_plan = !p.direct && p.batch >= 1 && p.batch <= kWarpPlanMaxBatch;
+  if (!warp_plan && !p.direct) build_plan<T::kThreads, T::kBlockM, T::kBlockN>(p, ss.plan, reinterpret_cast<int*>(ss.k));
   const int warp = threadIdx.x / 32;
   if (warp / 4 == kProducerWarpgroup) {
     cutlass::arch::warpgroup_reg_dealloc<T::kProducerRegs>();
+    if (warp == kProducerWarp0) {
+      if (warp_plan) build_plan_warp<T::kBlockM, T::kBlockN>(p, ss.plan);
+      if (p.direct) set_fixed_order(p, ss.plan);
+    }
     producer<T>(p, ss);
   } else {
     cutlass::arch::warpgroup_reg_alloc<T::kConsumerRegs>();

@@ -128,10 +128,10 @@ impl HostPlan {
 }
 
 /// Mean query length below which [`TileConfig::choose`] picks `M64`. Set from
-/// both configurations timed on every seed and scale workload on the H200
-/// (BENCHMARKS.md, v4): m128 wins from seed13 (mean 608) and seed19 (687) up,
-/// the persistent m64 at seed07 (559) and scale_batch64x512 (512) and below.
-pub const M64_MAX_MEAN_Q_LEN: usize = 600;
+/// both configurations of the persistent kernel timed on every seed and
+/// scale workload on the H200 (BENCHMARKS.md, v7): m128 wins from seed10
+/// (mean 329) and seed07 (559) up, m64 at seed14 (306) and below.
+pub const M64_MAX_MEAN_Q_LEN: usize = 320;
 
 /// First tile index of sequence `b`, given `qo_indptr[b]`.
 pub fn tile_start(qo_start: usize, b: usize, block_m: usize) -> usize {
@@ -151,19 +151,19 @@ mod tests {
 
     #[test]
     fn host_plan_validates_and_chooses() {
-        // 4 sequences, two without queries: mean over the other two is 1000.
-        let qo = [0, 1000, 1000, 1000, 2000];
-        let kv = [0, 1000, 1010, 1010, 2010];
-        let d = Dims::new(2000, 3000, 4, 2010);
+        // 4 sequences, two without queries: mean over the other two is 500.
+        let qo = [0, 500, 500, 500, 1000];
+        let kv = [0, 500, 510, 510, 1010];
+        let d = Dims::new(1000, 3000, 4, 1010);
         let plan = HostPlan::new(&d, &qo, &kv, None).unwrap();
         assert_eq!(plan.config, TileConfig::M128);
-        // total_q / batch alone would say 500: m64.
-        assert_eq!(TileConfig::choose(2000, 4), TileConfig::M64);
+        // total_q / batch alone would say 250: m64.
+        assert_eq!(TileConfig::choose(1000, 4), TileConfig::M64);
         let short =
             HostPlan::new(&Dims::new(20, 40, 2, 20), &[0, 10, 20], &[0, 10, 20], None).unwrap();
         assert_eq!(short.config, TileConfig::M64);
         // Bad contents are typed errors, page ids included when given.
-        let bad = HostPlan::new(&d, &[0, 1000, 900, 900, 2000], &kv, None);
+        let bad = HostPlan::new(&d, &[0, 500, 400, 400, 1000], &kv, None);
         assert!(
             matches!(
                 bad,
@@ -174,7 +174,7 @@ mod tests {
             ),
             "{bad:?}"
         );
-        let idx: Vec<i32> = (0..2010).map(|i| if i == 7 { 3000 } else { i }).collect();
+        let idx: Vec<i32> = (0..1010).map(|i| if i == 7 { 3000 } else { i }).collect();
         let bad = HostPlan::new(&d, &qo, &kv, Some(&idx));
         assert!(
             matches!(

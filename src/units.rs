@@ -30,8 +30,13 @@ pub fn plan_max_batch(config: TileConfig) -> usize {
 }
 /// Largest batch whose sequences are sorted by length.
 pub const SORT_MAX_BATCH: usize = 256;
-/// Smallest chunk (key blocks) the automatic split makes.
-pub const MIN_CHUNK_BLOCKS: i64 = 2;
+/// Smallest chunk (in keys) the automatic split makes: a chunk's partial
+/// write and merge cost about as much as this many keys of attention.
+pub const MIN_CHUNK_KEYS: i64 = 512;
+/// Most chunks per tile the automatic split makes (the merge reads them in turn).
+pub const MAX_CHUNKS: i64 = 16;
+/// Batches up to this size have their plan built by one warp.
+pub const WARP_PLAN_MAX_BATCH: usize = 32;
 
 /// Key-block count of each tile of one sequence, in closed form.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -132,6 +137,21 @@ impl SeqShape {
     }
 }
 
+/// An upper bound on the units of a call from its shapes alone (the grid
+/// size of a launch, which must not depend on index contents): every tile
+/// of every kv head, times the most chunks a tile can be cut into.
+pub fn max_units(config: TileConfig, dims: &crate::problem::Dims, split: SplitPolicy) -> u64 {
+    let tiles = tiles_per_head(dims.total_q, dims.batch, config.block_m()) as u64 * NUM_KV_HEADS as u64;
+    let bn = config.block_n() as i64;
+    let nb_max = ceil_div(dims.num_kv_indices as i64, bn).max(1);
+    let chunks = match split {
+        SplitPolicy::Never => 1,
+        SplitPolicy::Blocks(n) => nb_max.min(ceil_div(nb_max, n.max(1) as i64)),
+        SplitPolicy::Auto => ceil_div(nb_max, MIN_CHUNK_KEYS / bn).min(MAX_CHUNKS),
+    };
+    tiles.saturating_mul(chunks.max(1) as u64)
+}
+
 /// One work unit as the kernel sees it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Unit {
@@ -217,10 +237,16 @@ impl UnitPlan {
             })
             .collect();
         let work: i64 = heads as i64 * shapes.iter().map(|s| s.total_blocks()).sum::<i64>();
+        let nb_max = shapes.iter().map(|s| s.max_blocks()).max().unwrap_or(0);
+        let g = grid.max(1) as i64;
+        // Tiles up to 1.5x the mean work per CTA stay whole; at most
+        // MAX_CHUNKS chunks per tile, at least MIN_CHUNK_KEYS keys each.
         let mut chunk = match split {
             SplitPolicy::Never => i64::MAX,
             SplitPolicy::Blocks(n) => n.max(1) as i64,
-            SplitPolicy::Auto => MIN_CHUNK_BLOCKS.max(ceil_div(work, 2 * grid.max(1) as i64)),
+            SplitPolicy::Auto => ceil_div(3 * work, 2 * g)
+                .max(MIN_CHUNK_KEYS / bn)
+                .max(ceil_div(nb_max, MAX_CHUNKS)),
         };
         // Double the chunk until the split units fit the merge slots.
         let split_units = loop {
@@ -527,39 +553,25 @@ mod tests {
     }
 
     #[test]
-    fn auto_split_halves_the_mean_work() {
-        // One sequence of 1307 tokens on 132 CTAs (m128): 1420 blocks in all,
-        // chunks of at most ceil(1420 / 264) = 6 blocks.
+    fn auto_split_only_where_it_pays() {
+        // One sequence of 1307 tokens on 132 CTAs (m128): its longest tile
+        // (11 blocks) is under 1.5x the mean work per CTA: nothing split.
         let qo = [0, 1307];
-        let plan = UnitPlan::new(
-            TileConfig::M128,
-            &qo,
-            &qo,
-            1307,
-            1307,
-            132,
-            SplitPolicy::Auto,
-            264,
-        );
-        let s = SeqShape {
-            q_len: 1307,
-            kv_len: 1307,
-            bm: 128,
-            bn: 128,
-        };
-        assert_eq!(
-            plan.chunk,
-            ceil_div(4 * s.total_blocks(), 264).max(MIN_CHUNK_BLOCKS)
-        );
+        let plan = UnitPlan::new(TileConfig::M128, &qo, &qo, 1307, 1307, 132, SplitPolicy::Auto, 264);
+        assert_eq!(plan.split_units, 0);
+        // A cached prefix: 100 queries over 8000 keys give 5 tiles of 63
+        // blocks per head on 132 CTAs: split, each chunk at most 1.5x the
+        // mean work, at most 16 chunks per tile.
+        let qo = [0, 100];
+        let kv = [0, 8000];
+        let plan = UnitPlan::new(TileConfig::M128, &qo, &kv, 100, 8000, 132, SplitPolicy::Auto, 264);
         assert!(plan.split_units > 0);
-        assert!(plan
-            .units
-            .iter()
-            .all(|u| (u.blk_hi - u.blk_lo) as i64 <= plan.chunk));
-        // Split units first, heaviest unsplit tile next.
+        let work: i64 = 4 * 5 * 63;
+        assert_eq!(plan.chunk, ceil_div(3 * work, 2 * 132).max(4).max(ceil_div(63, 16)));
+        assert!(plan.units.iter().all(|u| (u.blk_hi - u.blk_lo) as i64 <= plan.chunk));
+        assert!(plan.units.iter().all(|u| u.n_chunks as i64 <= MAX_CHUNKS));
+        // Split units first.
         assert!(plan.units[..plan.split_units].iter().all(|u| u.n_chunks > 1));
-        assert!(plan.units[plan.split_units..]
-            .iter()
-            .all(|u| u.n_chunks == 1));
+        assert!(plan.units[plan.split_units..].iter().all(|u| u.n_chunks == 1));
     }
 }

@@ -508,3 +508,33 @@ fn bitwise_eq(a: &Output, b: &Output) -> bool {
         && a.out.iter().zip(&b.out).all(|(x, y)| x.to_bits() == y.to_bits())
         && a.lse.iter().zip(&b.lse).all(|(x, y)| x.to_bits() == y.to_bits())
 }
+
+/// Batches above the shared-memory plan's capacity (512 sequences for m64,
+/// 1024 for m128) take the fallback unit order: same results.
+#[test]
+fn large_batches_take_the_fallback_order() {
+    let _ = gpu_or_skip!("large_batches_take_the_fallback_order");
+    let seed = run_seed();
+    for (config, batch) in [(TileConfig::M64, 700), (TileConfig::M128, 1500)] {
+        let mut b = CudaBackend::new().expect("backend");
+        b.set_options(Options {
+            tile: Some(config),
+            ..Default::default()
+        })
+        .expect("options");
+        let spec = BatchSpec {
+            max_batch: batch,
+            exact_batch: true,
+            max_q_len: 12,
+            max_extra_kv: 30,
+            ..Default::default()
+        };
+        let w = random_batch(seed ^ 0x900 ^ batch as u64, &spec);
+        let inputs = w.inputs(seed);
+        let p = inputs.problem();
+        let got = run_fast(&b, &p).unwrap_or_else(|e| panic!("{config:?} {}: {e}", w.name));
+        let r = b.reference(&p).expect("reference");
+        assert_close(&format!("{config:?} {} ({batch} seqs)", w.name), &got, &r);
+    }
+    println!("fallback order: 700 (m64) and 1500 (m128) sequences ok");
+}

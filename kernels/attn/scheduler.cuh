@@ -21,8 +21,10 @@
 namespace pagedattn {
 
 constexpr int kSortMaxBatch = 256;        // units::SORT_MAX_BATCH
-constexpr int kMinChunkBlocks = 2;       // units::MIN_CHUNK_BLOCKS
-constexpr int kNoSplit = INT_MAX;        // split size meaning "nothing is split"
+constexpr int kWarpPlanMaxBatch = 32;     // units::WARP_PLAN_MAX_BATCH: one warp builds the plan
+constexpr int kMinChunkKeys = 512;        // units::MIN_CHUNK_KEYS: a chunk's merge costs about this much
+constexpr int kMaxChunks = 16;            // units::MAX_CHUNKS: chunks per tile at most (the merge is serial)
+constexpr int kNoSplit = INT_MAX;         // split size meaning "nothing is split"
 
 enum UnitState : int {
   kUnitWork = 0,  // compute it
@@ -129,6 +131,18 @@ struct PlanStorage {
 template <int kMaxBatch>
 constexpr int plan_scratch_ints() { return 6 * kMaxBatch; }
 
+// No plan: the fixed tile order (set by the warp that decodes the units).
+template <class Plan>
+__device__ __forceinline__ void set_fixed_order(const Params& p, Plan& pl) {
+  if ((threadIdx.x & 31) == 0) {
+    pl.planned = 0;
+    pl.n_split = 0;
+    pl.chunk = kNoSplit;
+    pl.n_units = p.batch > 0 ? p.tiles_per_head * kNumKvHeads : 0;
+  }
+  __syncwarp();
+}
+
 template <int kThreads>
 __device__ __forceinline__ long long block_sum(long long x, long long* red) {
   CUTLASS_PRAGMA_UNROLL
@@ -141,6 +155,32 @@ __device__ __forceinline__ long long block_sum(long long x, long long* red) {
   return s;
 }
 
+template <int kThreads>
+__device__ __forceinline__ long long block_max(long long x, long long* red) {
+  CUTLASS_PRAGMA_UNROLL
+  for (int o = 16; o > 0; o >>= 1) x = max(x, __shfl_xor_sync(0xffffffffu, x, o));
+  __syncthreads();
+  if ((threadIdx.x & 31) == 0) red[threadIdx.x / 32] = x;
+  __syncthreads();
+  long long s = 0;
+  for (int w = 0; w < kThreads / 32; ++w) s = max(s, red[w]);
+  return s;
+}
+
+// The split size: tiles up to 1.5x the mean work per CTA stay whole (a
+// chunk's partial write and merge cost more than they save below that), at
+// most kMaxChunks chunks per tile, at least kMinChunkKeys keys per chunk.
+template <int kBN>
+__device__ __forceinline__ int initial_chunk(const Params& p, long long work, int nb_max) {
+  if (p.split_blocks < 0) return kNoSplit;
+  if (p.split_blocks > 0) return p.split_blocks;
+  const long long g = gridDim.x;
+  long long c = (3 * work + 2 * g - 1) / (2 * g);
+  c = max(c, (long long)(kMinChunkKeys / kBN));
+  c = max(c, (long long)((nb_max + kMaxChunks - 1) / kMaxChunks));
+  return (int)min(c, (long long)kNoSplit);
+}
+
 // Builds the plan with all kThreads threads of the CTA (called by every
 // thread before the warp roles split; ends with __syncthreads).
 template <int kThreads, int kBM, int kBN, class Plan>
@@ -149,12 +189,7 @@ __device__ void build_plan(const Params& p, Plan& pl, int* scratch) {
   constexpr int kMax = Plan::kMax;
   const int tid = threadIdx.x, batch = p.batch;
   if (batch > kMax || batch <= 0) {
-    if (tid == 0) {
-      pl.planned = 0;
-      pl.n_split = 0;
-      pl.chunk = kNoSplit;
-      pl.n_units = batch > 0 ? p.tiles_per_head * kNumKvHeads : 0;
-    }
+    if (tid < 32) set_fixed_order(p, pl);
     __syncthreads();
     return;
   }
@@ -162,18 +197,18 @@ __device__ void build_plan(const Params& p, Plan& pl, int* scratch) {
   int* s_nb = scratch + 4 * kMax;
   int* s_rank = scratch + 5 * kMax;
   long long work = 0;
+  int nb_max = 0;
   for (int b = tid; b < batch; b += kThreads) {
     const SeqRange r = load_seq(p, b);
     const Shape s{r.q_len, r.kv_len};
     s_range[b] = r;
     s_nb[b] = s.max_blocks();
+    nb_max = max(nb_max, s_nb[b]);
     work += s.total_blocks();
   }
   work = kNumKvHeads * block_sum<kThreads>(work, pl.red);
-  const long long per_cta = (work + 2ll * gridDim.x - 1) / (2ll * gridDim.x);  // half the mean work
-  int chunk = p.split_blocks < 0  ? kNoSplit
-              : p.split_blocks > 0 ? p.split_blocks
-                                   : (int)min(max((long long)kMinChunkBlocks, per_cta), (long long)kNoSplit);
+  nb_max = (int)block_max<kThreads>(nb_max, pl.red);
+  int chunk = initial_chunk<kBN>(p, work, nb_max);
   long long n_split;
   for (;;) {  // double the chunk until the split units fit the merge slots
     long long n1 = 0;
@@ -252,6 +287,67 @@ __device__ void build_plan(const Params& p, Plan& pl, int* scratch) {
     pl.planned = 1;
   }
   __syncthreads();
+}
+
+__device__ __forceinline__ long long warp_sum(long long x) {
+  CUTLASS_PRAGMA_UNROLL
+  for (int o = 16; o > 0; o >>= 1) x += __shfl_xor_sync(0xffffffffu, x, o);
+  return x;
+}
+
+// The same plan built by one warp, lane b for sequence b (batch <=
+// kWarpPlanMaxBatch): no block barrier, so only the warp that decodes the
+// units (producer warp 0) waits for it.
+template <int kBM, int kBN, class Plan>
+__device__ void build_plan_warp(const Params& p, Plan& pl) {
+  using Shape = SeqShape<kBM, kBN>;
+  const int b = threadIdx.x & 31, batch = p.batch;
+  const bool real = b < batch;
+  SeqRange r{0, 0, 0, 0};
+  if (real) r = load_seq(p, b);
+  const Shape s{r.q_len, r.kv_len};
+  const int nb = real ? s.max_blocks() : -1;  // padding lanes rank last
+  const long long work = kNumKvHeads * warp_sum(real ? s.total_blocks() : 0);
+  int nb_max = nb;
+  CUTLASS_PRAGMA_UNROLL
+  for (int o = 16; o > 0; o >>= 1) nb_max = max(nb_max, __shfl_xor_sync(0xffffffffu, nb_max, o));
+  int chunk = initial_chunk<kBN>(p, work, nb_max);
+  long long n_split;
+  for (;;) {
+    n_split = kNumKvHeads * warp_sum(real && chunk != kNoSplit ? s.split_chunks(chunk) : 0);
+    if (n_split <= p.partial_slots) break;
+    chunk = chunk > kNoSplit / 4 ? kNoSplit : chunk * 2;
+  }
+  const int a = real && chunk != kNoSplit ? (int)s.split_chunks(chunk) : 0;
+  const int u = real ? (chunk == kNoSplit ? s.tiles() : s.unsplit(chunk)) : 0;
+  // Rank (decreasing key blocks, then index) and the exclusive prefixes in
+  // rank order, by one pass over the lanes.
+  int rank = 0, pa = 0, pu = 0, ta = 0, tu = 0;
+  for (int o = 0; o < batch; ++o) {
+    const int no = __shfl_sync(0xffffffffu, nb, o);
+    const int ao = __shfl_sync(0xffffffffu, a, o), uo = __shfl_sync(0xffffffffu, u, o);
+    const bool before = (no > nb) | ((no == nb) & (o < b));
+    rank += before;
+    pa += before ? ao : 0;
+    pu += before ? uo : 0;
+    ta += ao;
+    tu += uo;
+  }
+  if (real) {
+    pl.pre_split[rank] = pa;
+    pl.pre_tiles[rank] = pu;
+    pl.unsplit[rank] = u;
+    pl.range[rank] = r;
+  }
+  if (b == 0) {
+    pl.pre_split[batch] = ta;
+    pl.pre_tiles[batch] = tu;
+    pl.chunk = chunk;
+    pl.n_split = (int)n_split;
+    pl.n_units = (int)n_split + kNumKvHeads * tu;
+    pl.planned = 1;
+  }
+  __syncwarp();
 }
 
 // Largest r in [0, n) with a[r] <= v (a nondecreasing, a[0] = 0 <= v).
@@ -358,15 +454,20 @@ __device__ __forceinline__ WorkUnit decode_unit(const Params& p, const Plan& pl,
 // Tickets: CTA c's first unit is c; later ones come from the workspace
 // counter (gridDim.x + its value). A CTA stops at its first ticket past the
 // units, so the counter is taken max(0, n - G) + min(G, n) times in all (n
-// units, G CTAs) and the CTA that takes it last resets it for the next call.
-__device__ __forceinline__ int take_ticket(const Params& p, int n_units) {
-  int* ctr = p.ws_counters + kWsUnitTicket;
+// units, G CTAs); an atomic increment modulo that count hands out 0, 1, ...
+// and wraps to 0 on the last take, which leaves the counter reset for the
+// next call. The raw value is used only when the next unit is decoded, so
+// nothing waits for the atomic's round trip before then (plain PTX: an
+// atomicAdd would be warp-aggregated, whose result broadcast waits at once).
+__device__ __forceinline__ int issue_ticket(const Params& p, int n_units) {
   const int g = (int)gridDim.x;
-  const int takes = max(0, n_units - g) + min(g, n_units);
-  const int t = atomicAdd(ctr, 1);
-  if (t == takes - 1) atomicExch(ctr, 0);
-  return g + t;
+  const unsigned last = (unsigned)(max(0, n_units - g) + min(g, n_units) - 1);
+  int raw;
+  asm volatile("atom.global.inc.u32 %0, [%1], %2;" : "=r"(raw) : "l"(p.ws_counters + kWsUnitTicket), "r"(last)
+               : "memory");
+  return raw;
 }
+__device__ __forceinline__ int ticket_of(int raw) { return (int)gridDim.x + raw; }
 
 // Checks indptr entries [first, first + 32) with one warp and ORs ErrorBits
 // into the workspace error flag. CTA c checks entries c*32 + k*32*gridDim.x.

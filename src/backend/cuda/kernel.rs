@@ -23,6 +23,7 @@ use super::ffi::{self, Params};
 use crate::error::{Error, Result};
 use crate::problem::{check_len, check_shapes, Dims, InputLens, NUM_KV_HEADS, NUM_QO_HEADS};
 use crate::schedule::{self, HostPlan, SplitPolicy, TileConfig};
+use crate::units;
 
 /// Inputs of one call, in device memory (views of the call's exact lengths).
 #[derive(Clone, Copy)]
@@ -557,11 +558,18 @@ impl PagedPrefill {
         // One wave of resident CTAs, each walking work units (the grid
         // depends on the device only, so a captured graph stays valid for
         // any indptr contents); with `one_cta_per_unit`, one CTA per tile.
+        // No more CTAs than the call can have units: its tiles, each cut
+        // into at most as many chunks as its longest key range allows.
+        let max_units = units::max_units(config, &call.dims, self.opts.split);
         let grid = if k.resident_ctas == u32::MAX {
             tiles.min(i32::MAX as u64) as u32
         } else {
-            k.resident_ctas
+            k.resident_ctas.min(max_units.min(u32::MAX as u64) as u32).max(1)
         };
+        // A unit per CTA at most and nothing to split: the plan could not
+        // change anything, so the kernel skips it (shortest path for tiny calls).
+        let mut params = params;
+        params.direct = i32::from(max_units == tiles && tiles <= grid as u64);
         let cfg = LaunchConfig {
             grid_dim: (grid, 1, 1),
             block_dim: (k.threads, 1, 1),
@@ -667,6 +675,7 @@ impl PagedPrefill {
             tiles_per_head: tiles as i32,
             partial_slots: (l.slots_rows / k.block_m as u64).min(i32::MAX as u64) as i32,
             split_blocks: self.opts.split.kernel_value(),
+            direct: 0,
             sm_scale: c.sm_scale,
             sm_scale_log2: c.sm_scale * std::f32::consts::LOG2_E,
         })
