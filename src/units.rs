@@ -31,7 +31,8 @@ pub fn plan_max_batch(config: TileConfig) -> usize {
 /// Largest batch whose sequences are sorted by length.
 pub const SORT_MAX_BATCH: usize = 256;
 /// Smallest chunk (in keys) the automatic split makes: a chunk's partial
-/// write and merge cost about as much as this many keys of attention.
+/// write and merge cost about as much as this many keys of attention, so
+/// tiles of up to twice this many keys are never split.
 pub const MIN_CHUNK_KEYS: i64 = 512;
 /// Most chunks per tile the automatic split makes (the merge reads them in turn).
 pub const MAX_CHUNKS: i64 = 16;
@@ -147,7 +148,7 @@ pub fn max_units(config: TileConfig, dims: &crate::problem::Dims, split: SplitPo
     let chunks = match split {
         SplitPolicy::Never => 1,
         SplitPolicy::Blocks(n) => nb_max.min(ceil_div(nb_max, n.max(1) as i64)),
-        SplitPolicy::Auto => ceil_div(nb_max, MIN_CHUNK_KEYS / bn).min(MAX_CHUNKS),
+        SplitPolicy::Auto => ceil_div(nb_max, 2 * MIN_CHUNK_KEYS / bn).min(MAX_CHUNKS),
     };
     tiles.saturating_mul(chunks.max(1) as u64)
 }
@@ -245,7 +246,7 @@ impl UnitPlan {
             SplitPolicy::Never => i64::MAX,
             SplitPolicy::Blocks(n) => n.max(1) as i64,
             SplitPolicy::Auto => ceil_div(3 * work, 2 * g)
-                .max(MIN_CHUNK_KEYS / bn)
+                .max(2 * MIN_CHUNK_KEYS / bn)
                 .max(ceil_div(nb_max, MAX_CHUNKS)),
         };
         // Double the chunk until the split units fit the merge slots.
@@ -567,7 +568,7 @@ mod tests {
         let plan = UnitPlan::new(TileConfig::M128, &qo, &kv, 100, 8000, 132, SplitPolicy::Auto, 264);
         assert!(plan.split_units > 0);
         let work: i64 = 4 * 5 * 63;
-        assert_eq!(plan.chunk, ceil_div(3 * work, 2 * 132).max(4).max(ceil_div(63, 16)));
+        assert_eq!(plan.chunk, ceil_div(3 * work, 2 * 132).max(8).max(ceil_div(63, 16)));
         assert!(plan.units.iter().all(|u| (u.blk_hi - u.blk_lo) as i64 <= plan.chunk));
         assert!(plan.units.iter().all(|u| u.n_chunks as i64 <= MAX_CHUNKS));
         // Split units first.

@@ -168,15 +168,16 @@ __device__ __forceinline__ long long block_max(long long x, long long* red) {
 }
 
 // The split size: tiles up to 1.5x the mean work per CTA stay whole (a
-// chunk's partial write and merge cost more than they save below that), at
-// most kMaxChunks chunks per tile, at least kMinChunkKeys keys per chunk.
+// chunk's partial write and merge cost more than they save below that), and
+// so do tiles of up to 2 * kMinChunkKeys keys (a chunk is at least half the
+// split size); at most kMaxChunks chunks per tile.
 template <int kBN>
 __device__ __forceinline__ int initial_chunk(const Params& p, long long work, int nb_max) {
   if (p.split_blocks < 0) return kNoSplit;
   if (p.split_blocks > 0) return p.split_blocks;
   const long long g = gridDim.x;
   long long c = (3 * work + 2 * g - 1) / (2 * g);
-  c = max(c, (long long)(kMinChunkKeys / kBN));
+  c = max(c, (long long)(2 * kMinChunkKeys / kBN));
   c = max(c, (long long)((nb_max + kMaxChunks - 1) / kMaxChunks));
   return (int)min(c, (long long)kNoSplit);
 }
