@@ -1,20 +1,18 @@
 //! Benchmark and check driver: for each workload, draw its inputs, run the
-//! backend once, check the output against a reference, time it, and compare
-//! the time with the floor of SPEC.md.
+//! backend once, check the output against the backend's independent
+//! reference, time it, and compare the time with the floor of SPEC.md.
 //!
-//! The reference for a CUDA run is the CPU backend ([`crate::backend::cpu::attention`],
-//! computed independently of any GPU code) while the workload is small enough
-//! ([`CPU_REF_MAX_PAIRS`]), else the CUDA backend's plain fp32 reference kernel.
-//! A CPU run is itself the reference: its rows say `reference` and are only
-//! scanned for NaN.
+//! References ([`Backend::reference`]): a CUDA run is checked against the
+//! CPU backend (computed independently of any GPU code) up to
+//! [`CPU_REF_MAX_PAIRS`] visible pairs, else the GPU's plain fp32 reference
+//! kernel; a CPU run against the naive CPU reference (SPEC.md written out
+//! row by row) up to [`NAIVE_MAX_PAIRS`], above which its rows say
+//! `reference` (the CPU backend is the reference: only scanned for NaN).
 
-use crate::backend::cpu::{self, CpuBackend};
-use crate::backend::cuda::CudaBackend;
-use crate::backend::{Backend, Peaks};
-use crate::check::{compare, CheckReport};
+use crate::backend::{Backend, Peaks, Reference};
 use crate::error::Result;
-use crate::problem::Output;
-use crate::workload::{Workload, DEFAULT_SEED};
+use crate::workload::{self, Workload, DEFAULT_SEED};
+use pagedattn::check::{compare, CheckReport};
 use serde::Serialize;
 use std::fmt;
 use std::time::{Instant, SystemTime, UNIX_EPOCH};
@@ -27,34 +25,12 @@ pub const CPU_MAX_PAIRS: u64 = 10_000_000;
 /// (every seed workload; up to `scale_single_2048`); above it the CUDA fp32
 /// reference kernel is used so that checking a 32k-token case takes seconds.
 pub const CPU_REF_MAX_PAIRS: u64 = 4_000_000;
-/// SPEC.md: at least 100 timed calls on the GPU, after warm-up.
-pub const CUDA_WARMUP: usize = 10;
-pub const CUDA_REPS: usize = 100;
-/// The CPU is a reference, not a rival: a few calls suffice.
-pub const CPU_WARMUP: usize = 1;
-pub const CPU_REPS: usize = 3;
+/// Visible pairs up to which a CPU run is checked against the naive CPU
+/// reference (about a second per million pairs per core).
+pub const NAIVE_MAX_PAIRS: u64 = 2_000_000;
 /// Seconds of CPU timing per workload; fewer repeats when one call is slower
 /// (unless `--reps`/`--warmup` are given).
 pub const CPU_BUDGET_S: f64 = 4.0;
-
-/// The backend a run uses. An enum, not `dyn Backend`, because a CUDA run
-/// also needs its reference kernel.
-pub enum AnyBackend {
-    Cpu(CpuBackend),
-    Cuda(CudaBackend),
-}
-
-impl AnyBackend {
-    pub fn as_backend(&self) -> &dyn Backend {
-        match self {
-            AnyBackend::Cpu(b) => b,
-            AnyBackend::Cuda(b) => b,
-        }
-    }
-    pub fn is_cpu(&self) -> bool {
-        matches!(self, AnyBackend::Cpu(_))
-    }
-}
 
 /// What to do with each workload.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -76,7 +52,8 @@ pub enum Status {
     Fail,
     /// Not run (too large for the CPU).
     Skipped,
-    /// Computed by the reference itself (CPU backend): nothing to compare with.
+    /// Computed by the reference itself (CPU backend, too large for the naive
+    /// reference): only scanned for NaN.
     Reference,
     /// Ran but was not checked (`--no-check`).
     Unchecked,
@@ -100,17 +77,20 @@ impl fmt::Display for Status {
 /// Settings of a run; [`Options::default`] is what the CLI uses without flags.
 #[derive(Clone, Debug)]
 pub struct Options {
+    /// Check and time, or check only.
     pub mode: Mode,
     /// Seed of the inputs ([`DEFAULT_SEED`]).
     pub seed: u64,
     /// Untimed calls before timing; `None`: the backend's default.
     pub warmup: Option<usize>,
-    /// Timed calls; `None`: the backend's default.
+    /// Timed calls (at least 1); `None`: the backend's default.
     pub reps: Option<usize>,
     /// CPU backend: skip workloads with more visible pairs.
     pub max_cpu_pairs: u64,
     /// CUDA backend: check against the CPU up to this many pairs.
     pub cpu_ref_max_pairs: u64,
+    /// CPU backend: check against the naive reference up to this many pairs.
+    pub naive_max_pairs: u64,
     /// CPU backend: seconds of timing per workload when `reps` is `None`.
     pub cpu_budget_s: f64,
     /// Compare with the reference (bench mode; check mode always does).
@@ -126,6 +106,7 @@ impl Default for Options {
             reps: None,
             max_cpu_pairs: CPU_MAX_PAIRS,
             cpu_ref_max_pairs: CPU_REF_MAX_PAIRS,
+            naive_max_pairs: NAIVE_MAX_PAIRS,
             cpu_budget_s: CPU_BUDGET_S,
             check: true,
         }
@@ -135,25 +116,37 @@ impl Default for Options {
 /// One workload's result.
 #[derive(Clone, Debug, Serialize)]
 pub struct BenchRow {
+    /// The workload.
     pub name: String,
+    /// Its query tokens.
     pub total_q: usize,
+    /// Its sequences.
     pub batch: usize,
+    /// Its pages.
     pub num_pages: usize,
+    /// Its keys.
     pub num_kv_indices: usize,
     /// Visible query-key pairs.
     pub pairs: u64,
+    /// FLOPs by SPEC.md.
     pub flops: f64,
+    /// Compulsory bytes by SPEC.md.
     pub bytes: f64,
+    /// The outcome.
     pub status: Status,
-    /// Why a row is skipped or failed, in words.
+    /// Why a row is skipped, failed or not compared, in words.
     pub note: Option<String>,
-    /// What the output was compared with: `cpu` or `cuda-fp32`.
+    /// What the output was compared with: `cpu`, `cuda-fp32` or `naive`.
     pub reference: Option<String>,
+    /// The comparison.
     pub check: Option<CheckReport>,
     /// Median per-call time, microseconds.
     pub time_us: Option<f64>,
+    /// Fastest call, microseconds.
     pub time_min_us: Option<f64>,
+    /// Untimed calls before timing.
     pub warmup: usize,
+    /// Timed calls.
     pub reps: usize,
     /// `max(flops / matmul_peak, bytes / copy_bw)`, microseconds.
     pub floor_us: f64,
@@ -161,7 +154,9 @@ pub struct BenchRow {
     pub bound: &'static str,
     /// `floor_us / time_us`: 1.0 would be at the floor.
     pub floor_fraction: Option<f64>,
+    /// Achieved TFLOP/s.
     pub tflops: Option<f64>,
+    /// Achieved GB/s of compulsory bytes.
     pub gbps: Option<f64>,
 }
 
@@ -172,11 +167,17 @@ pub struct BenchReport {
     pub date: String,
     /// Commit of the source tree, when known (`PAGEDATTN_GIT_COMMIT` or git).
     pub commit: Option<String>,
+    /// What ran it.
     pub device: String,
+    /// `cpu` or `cuda`.
     pub backend: String,
+    /// Bench or check.
     pub mode: Mode,
+    /// Seed of the inputs.
     pub seed: u64,
+    /// Ceilings of the floor.
     pub peaks: Peaks,
+    /// One per workload.
     pub rows: Vec<BenchRow>,
 }
 
@@ -193,10 +194,17 @@ impl BenchReport {
 /// What the driver is doing, for a progress display.
 pub enum Progress<'a> {
     /// The run starts: where, and the peaks of its floors.
-    Begin { device: &'a str, peaks: &'a Peaks },
+    Begin {
+        /// What runs it.
+        device: &'a str,
+        /// Ceilings of the floor.
+        peaks: &'a Peaks,
+    },
     /// Starting workload `index` (0-based).
     Start {
+        /// Its position.
         index: usize,
+        /// The workload.
         workload: &'a Workload,
     },
     /// A phase of the current workload: `inputs`, `run`, `reference`, `time`.
@@ -234,14 +242,13 @@ pub fn median(xs: &[f64]) -> Option<f64> {
 /// Runs every workload; per-workload failures become rows, not errors. The
 /// only error is a backend that cannot report its peaks.
 pub fn run(
-    backend: &AnyBackend,
+    backend: &dyn Backend,
     workloads: &[Workload],
     opts: &Options,
     progress: &mut dyn FnMut(Progress<'_>),
 ) -> Result<BenchReport> {
-    let b = backend.as_backend();
-    let peaks = b.peaks()?;
-    let device = b.device();
+    let peaks = backend.peaks()?;
+    let device = backend.device();
     progress(Progress::Begin {
         device: &device,
         peaks: &peaks,
@@ -257,7 +264,7 @@ pub fn run(
         date: utc_now(),
         commit: git_commit(),
         device,
-        backend: b.name().to_string(),
+        backend: backend.name().to_string(),
         mode: opts.mode,
         seed: opts.seed,
         peaks,
@@ -266,7 +273,7 @@ pub fn run(
 }
 
 fn run_one(
-    backend: &AnyBackend,
+    backend: &dyn Backend,
     w: &Workload,
     opts: &Options,
     peaks: &Peaks,
@@ -298,12 +305,9 @@ fn run_one(
         tflops: None,
         gbps: None,
     };
-    if backend.is_cpu() && pairs > opts.max_cpu_pairs {
+    if let Some(why) = backend.skip(pairs, opts) {
         row.status = Status::Skipped;
-        row.note = Some(format!(
-            "skipped (too large for cpu: {pairs} pairs > {}; --max-cpu-pairs N to force)",
-            opts.max_cpu_pairs
-        ));
+        row.note = Some(why);
         return row;
     }
     if let Err(e) = check_and_time(backend, w, opts, &mut row, progress) {
@@ -315,62 +319,59 @@ fn run_one(
 
 /// Fills the check and timing fields of `row`; an `Err` is a backend error.
 fn check_and_time(
-    backend: &AnyBackend,
+    backend: &dyn Backend,
     w: &Workload,
     opts: &Options,
     row: &mut BenchRow,
     progress: &mut dyn FnMut(Progress<'_>),
 ) -> Result<()> {
     progress(Progress::Phase("inputs"));
+    // A call whose buffers cannot fit is refused before they are allocated.
+    workload::check_host_memory(&w.dims())?;
     let inputs = w.inputs(opts.seed);
     let problem = inputs.problem();
-    let b = backend.as_backend();
     progress(Progress::Phase("run"));
-    let mut prepared = b.prepare(&problem)?;
+    let mut prepared = backend.prepare(&problem)?;
     let t0 = Instant::now();
     let out = prepared.run()?;
     let first_call_s = t0.elapsed().as_secs_f64();
 
-    let must_check = opts.check || opts.mode == Mode::Check;
-    match backend {
-        AnyBackend::Cpu(_) => {
-            // The CPU is the reference: only look for NaN.
-            let rep = compare(&out, &out);
-            row.status = if rep.ok() {
-                Status::Reference
-            } else {
-                Status::Fail
-            };
-            if !rep.ok() {
-                row.note = Some(format!("{} NaN in the cpu output", rep.nans));
+    if opts.check || opts.mode == Mode::Check {
+        progress(Progress::Phase("reference"));
+        match backend.reference(&problem, row.pairs, opts)? {
+            Reference::Output { output, name } => {
+                let rep = compare(&out, &output);
+                row.status = if rep.ok() { Status::Ok } else { Status::Fail };
+                if !rep.ok() {
+                    row.note = Some(describe_failure(&rep));
+                }
+                row.reference = Some(name.to_string());
+                row.check = Some(rep);
+            }
+            Reference::Unavailable(why) => {
+                // Only a NaN scan is possible.
+                let rep = compare(&out, &out);
+                row.status = if rep.ok() {
+                    Status::Reference
+                } else {
+                    Status::Fail
+                };
+                row.note = Some(if rep.ok() {
+                    why
+                } else {
+                    format!("{} NaN in the output ({why})", rep.nans)
+                });
             }
         }
-        AnyBackend::Cuda(cuda) if must_check => {
-            progress(Progress::Phase("reference"));
-            let (reference, name): (Output, &str) = if row.pairs <= opts.cpu_ref_max_pairs {
-                (cpu::attention(&problem)?, "cpu")
-            } else {
-                (cuda.reference(&problem)?, "cuda-fp32")
-            };
-            let rep = compare(&out, &reference);
-            row.status = if rep.ok() { Status::Ok } else { Status::Fail };
-            if !rep.ok() {
-                row.note = Some(describe_failure(&rep));
-            }
-            row.reference = Some(name.to_string());
-            row.check = Some(rep);
-        }
-        AnyBackend::Cuda(_) => row.status = Status::Unchecked,
+    } else {
+        row.status = Status::Unchecked;
     }
     drop(out);
     if opts.mode == Mode::Check {
         return Ok(());
     }
 
-    let (warmup, reps) = repeats(backend.is_cpu(), opts, first_call_s);
-    if reps == 0 {
-        return Ok(());
-    }
+    let (warmup, reps) = backend.repeats(opts, first_call_s);
     progress(Progress::Phase("time"));
     let times = prepared.time(warmup, reps)?;
     row.warmup = warmup;
@@ -383,30 +384,6 @@ fn check_and_time(
         row.gbps = Some(row.bytes / t / 1e3);
     }
     Ok(())
-}
-
-/// Warm-up and timed calls: the flags when given, else the backend's
-/// defaults, cut down for the CPU so one workload takes about
-/// `cpu_budget_s` (the first, checked call already warmed it up).
-fn repeats(is_cpu: bool, opts: &Options, first_call_s: f64) -> (usize, usize) {
-    if !is_cpu {
-        return (
-            opts.warmup.unwrap_or(CUDA_WARMUP),
-            opts.reps.unwrap_or(CUDA_REPS),
-        );
-    }
-    let mut warmup = opts.warmup.unwrap_or(CPU_WARMUP);
-    let reps = match opts.reps {
-        Some(r) => r,
-        None => {
-            let fits = (opts.cpu_budget_s / first_call_s.max(1e-9)).floor() as usize;
-            if (warmup + CPU_REPS) > fits && opts.warmup.is_none() {
-                warmup = 0;
-            }
-            CPU_REPS.min(fits.saturating_sub(warmup)).max(1)
-        }
-    };
-    (warmup, reps)
 }
 
 /// One line for a failed check.
@@ -516,16 +493,17 @@ mod tests {
 
     #[test]
     fn cpu_repeats_follow_budget() {
+        use crate::backend::{CpuBench, CPU_REPS, CPU_WARMUP};
         let o = Options::default();
-        assert_eq!(repeats(true, &o, 0.01), (CPU_WARMUP, CPU_REPS));
-        assert_eq!(repeats(true, &o, 1.5), (0, 2));
-        assert_eq!(repeats(true, &o, 100.0), (0, 1));
-        assert_eq!(repeats(false, &o, 100.0), (CUDA_WARMUP, CUDA_REPS));
+        let cpu = CpuBench::new();
+        assert_eq!(cpu.repeats(&o, 0.01), (CPU_WARMUP, CPU_REPS));
+        assert_eq!(cpu.repeats(&o, 1.5), (0, 2));
+        assert_eq!(cpu.repeats(&o, 100.0), (0, 1));
         let forced = Options {
             reps: Some(7),
             warmup: Some(2),
             ..o
         };
-        assert_eq!(repeats(true, &forced, 100.0), (2, 7));
+        assert_eq!(cpu.repeats(&forced, 100.0), (2, 7));
     }
 }

@@ -8,7 +8,7 @@
 //! page ids shuffled, repeated inside a sequence and shared between sequences,
 //! and page pools larger than what the batch reads.
 
-use crate::problem::default_sm_scale;
+use pagedattn::problem::default_sm_scale;
 use crate::workload::Workload;
 use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};

@@ -4,7 +4,7 @@
 
 use std::sync::Arc;
 
-use cudarc::driver::{sys, CudaGraph, CudaStream, DevicePtrMut};
+use pagedattn::cudarc::driver::{sys, CudaGraph, CudaStream, DevicePtrMut};
 
 use crate::backend::Peaks;
 use crate::error::Result;
@@ -23,7 +23,7 @@ pub(crate) fn fill_bytes<T, B: DevicePtrMut<T>>(
     stream.context().bind_to_thread()?;
     let (ptr, _g) = buf.device_ptr_mut(stream);
     // SAFETY: `bytes` bytes at `ptr` belong to `buf`.
-    unsafe { cudarc::driver::result::memset_d8_async(ptr, byte, bytes, stream.cu_stream()) }?;
+    unsafe { pagedattn::cudarc::driver::result::memset_d8_async(ptr, byte, bytes, stream.cu_stream()) }?;
     Ok(())
 }
 

@@ -9,8 +9,8 @@
 //! backend.
 
 use crate::error::{Error, Result};
-use crate::problem::{self, Dims, HostProblem, HEAD_DIM, NUM_KV_HEADS, NUM_QO_HEADS};
-use half::bf16;
+use pagedattn::half::bf16;
+use pagedattn::problem::{self, Dims, OwnedProblem, HEAD_DIM, NUM_KV_HEADS, NUM_QO_HEADS};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use rand_distr::{Distribution, StandardNormal};
@@ -23,19 +23,26 @@ use std::path::Path;
 /// `v_cache` are not stored; they are drawn from a seeded standard normal.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Workload {
+    /// Unique name (keys the reports).
     pub name: String,
+    /// Query tokens of all sequences.
     pub total_q: usize,
+    /// Pages of the KV cache.
     pub num_pages: usize,
+    /// `[batch + 1]` query offsets.
     pub qo_indptr: Vec<i32>,
+    /// `[batch + 1]` offsets into `kv_indices`.
     pub kv_indptr: Vec<i32>,
+    /// Page id of every key.
     pub kv_indices: Vec<i32>,
+    /// Softmax scale.
     pub sm_scale: f32,
 }
 
 /// The 20 published workload shapes (the primary benchmark).
-const SEED_JSONL: &str = include_str!("../workloads/seed.jsonl");
+const SEED_JSONL: &str = include_str!("../../../workloads/seed.jsonl");
 /// Single sequences of 1k-32k tokens and two large batches.
-const SCALE_JSONL: &str = include_str!("../workloads/scale.jsonl");
+const SCALE_JSONL: &str = include_str!("../../../workloads/scale.jsonl");
 
 /// The seed set compiled into the binary (`workloads/seed.jsonl`).
 pub fn embedded_seed() -> Result<Vec<Workload>> {
@@ -167,7 +174,8 @@ impl Workload {
     }
 
     /// Checks the index arrays the way a backend would (SPEC.md): geometry
-    /// limits, both indptrs, page ids, `sm_scale`.
+    /// and size limits (no buffer larger than any machine can hold), both
+    /// indptrs, page ids, `sm_scale`.
     pub fn validate(&self) -> Result<()> {
         let d = self.dims();
         d.check()?;
@@ -274,48 +282,37 @@ fn normal_bf16(n: usize, seed: u64, name_hash: u64, tensor: Tensor) -> Vec<bf16>
     v
 }
 
-/// A workload's inputs in host memory, owned.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Inputs {
-    /// `[total_q, 24, 128]`
-    pub q: Vec<bf16>,
-    /// `[num_pages, 1, 4, 128]`
-    pub k_cache: Vec<bf16>,
-    /// `[num_pages, 1, 4, 128]`
-    pub v_cache: Vec<bf16>,
-    pub qo_indptr: Vec<i32>,
-    pub kv_indptr: Vec<i32>,
-    pub kv_indices: Vec<i32>,
-    pub sm_scale: f32,
-    pub dims: Dims,
+/// A workload's inputs in host memory, owned (the library's [`OwnedProblem`]).
+pub type Inputs = OwnedProblem;
+
+/// Host bytes a run of a call of these sizes takes at its peak: the drawn
+/// inputs, a backend's own copy of them, the CPU backend's f32 copies of the
+/// gathered keys and values, two outputs (the backend's and the reference's).
+pub fn host_bytes_needed(d: &Dims) -> u64 {
+    let gathered = d.num_kv_indices as u64 * (NUM_KV_HEADS * HEAD_DIM * 4 * 2) as u64;
+    2 * d.input_bytes() + gathered + 2 * d.output_bytes()
 }
 
-impl Inputs {
-    /// An owned copy of a borrowed call.
-    pub fn from_problem(p: &HostProblem<'_>) -> Inputs {
-        Inputs {
-            q: p.q.to_vec(),
-            k_cache: p.k_cache.to_vec(),
-            v_cache: p.v_cache.to_vec(),
-            qo_indptr: p.qo_indptr.to_vec(),
-            kv_indptr: p.kv_indptr.to_vec(),
-            kv_indices: p.kv_indices.to_vec(),
-            sm_scale: p.sm_scale,
-            dims: p.dims,
-        }
-    }
+/// `MemAvailable` of `/proc/meminfo`, in bytes (`None` where there is none).
+pub fn host_memory_available() -> Option<u64> {
+    let text = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let line = text.lines().find(|l| l.starts_with("MemAvailable:"))?;
+    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kib * 1024)
+}
 
-    /// A borrowed view for the backends.
-    pub fn problem(&self) -> HostProblem<'_> {
-        HostProblem {
-            dims: self.dims,
-            q: &self.q,
-            k_cache: &self.k_cache,
-            v_cache: &self.v_cache,
-            qo_indptr: &self.qo_indptr,
-            kv_indptr: &self.kv_indptr,
-            kv_indices: &self.kv_indices,
-            sm_scale: self.sm_scale,
+/// Refuses, with [`pagedattn::Error::InsufficientMemory`], a call whose host
+/// buffers ([`host_bytes_needed`]) exceed the memory available, before
+/// anything is allocated (an allocation that fails aborts the process).
+pub fn check_host_memory(d: &Dims) -> Result<()> {
+    let needed = host_bytes_needed(d);
+    match host_memory_available() {
+        Some(available) if needed > available => Err(pagedattn::Error::InsufficientMemory {
+            what: "host",
+            needed,
+            available,
         }
+        .into()),
+        _ => Ok(()),
     }
 }

@@ -3,7 +3,6 @@
 //! lse; `-inf` lse exactly where the reference has it; no NaN anywhere.
 
 use crate::problem::Output;
-use serde::Serialize;
 
 /// Absolute part of the bound.
 pub const ATOL: f64 = 1e-2;
@@ -11,7 +10,8 @@ pub const ATOL: f64 = 1e-2;
 pub const RTOL: f64 = 1e-2;
 
 /// Where and how much an output differs from its reference.
-#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
 pub struct CheckReport {
     /// Largest `|out - ref|` over output elements.
     pub max_abs_out: f64,
@@ -49,6 +49,16 @@ fn within(x: f64, r: f64) -> bool {
 }
 
 /// Compares `got` with `reference` element by element.
+///
+/// ```
+/// use pagedattn::check::compare;
+/// use pagedattn::{half::bf16, Output};
+/// let reference = Output { out: vec![bf16::from_f32(1.0)], lse: vec![0.5, f32::NEG_INFINITY] };
+/// let close = Output { out: vec![bf16::from_f32(1.0078125)], lse: vec![0.505, f32::NEG_INFINITY] };
+/// assert!(compare(&close, &reference).ok());
+/// let far = Output { out: vec![bf16::from_f32(1.5)], ..reference.clone() };
+/// assert_eq!(compare(&far, &reference).out_violations, 1);
+/// ```
 pub fn compare(got: &Output, reference: &Output) -> CheckReport {
     let mut rep = CheckReport::default();
     if got.out.len() != reference.out.len() || got.lse.len() != reference.lse.len() {

@@ -17,7 +17,8 @@
 use crate::problem::GROUP_SIZE;
 
 /// The kernel configurations (tile shapes) the CUDA backend has.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
 pub enum TileConfig {
     /// 128 packed rows x 128-key blocks, two consumer warpgroups, one CTA per
     /// SM: least K/V traffic per FLOP, for long sequences.
@@ -92,7 +93,9 @@ impl SplitPolicy {
 /// for any indptr contents with the same sequence lengths.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct HostPlan {
+    /// The dimensions the plan was made for.
     pub dims: crate::problem::Dims,
+    /// The tile configuration chosen.
     pub config: TileConfig,
 }
 

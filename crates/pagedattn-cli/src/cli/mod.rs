@@ -8,12 +8,12 @@ mod table;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use pagedattn::backend::cpu::CpuBackend;
-use pagedattn::backend::cuda::{CudaBackend, Timing};
-use pagedattn::bench::{self, AnyBackend, BenchReport, Mode, Options, Progress};
-use pagedattn::generate;
-use pagedattn::workload::{self, Workload, DEFAULT_SEED};
-use pagedattn::Error;
+use pagedattn::{SplitPolicy, TileConfig};
+use pagedattn_cli::backend::{Backend, CpuBench, CudaBench, Timing};
+use pagedattn_cli::bench::{self, BenchReport, Mode, Options, Progress};
+use pagedattn_cli::generate;
+use pagedattn_cli::workload::{self, Workload, DEFAULT_SEED};
+use pagedattn_cli::Error;
 use std::collections::HashMap;
 use std::fmt;
 use std::io::Write;
@@ -68,10 +68,11 @@ struct SelectArgs {
     #[arg(long, value_name = "SUBSTR")]
     filter: Vec<String>,
     /// Add the hand-picked edge cases and N seeded random batches of
-    /// `src/generate.rs` (instead of the embedded sets when no --workloads is
-    /// given): empty sequences, kv_len above and below q_len, one token,
-    /// shuffled and repeated pages. For sanitizer runs over the edge cases.
-    #[arg(long, value_name = "N")]
+    /// `pagedattn_cli::generate` (instead of the embedded sets when no
+    /// --workloads is given): empty sequences, kv_len above and below q_len,
+    /// one token, shuffled and repeated pages. For sanitizer runs over the
+    /// edge cases.
+    #[arg(long, value_name = "N", allow_negative_numbers = true, value_parser = whole::<0>)]
     generated: Option<u64>,
 }
 
@@ -84,31 +85,118 @@ struct RunArgs {
     #[arg(long, value_enum, default_value_t = BackendChoice::Auto)]
     backend: BackendChoice,
     /// Seed of the random inputs.
-    #[arg(long, value_name = "N", default_value_t = DEFAULT_SEED)]
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_SEED, allow_negative_numbers = true, value_parser = whole::<0>)]
     seed: u64,
     /// CPU backend: skip workloads with more visible query-key pairs than N.
-    #[arg(long, value_name = "N", default_value_t = bench::CPU_MAX_PAIRS)]
+    #[arg(long, value_name = "N", default_value_t = bench::CPU_MAX_PAIRS, allow_negative_numbers = true, value_parser = whole::<0>)]
     max_cpu_pairs: u64,
     /// CUDA backend: check against the CPU up to N visible pairs (above: the GPU fp32 reference).
-    #[arg(long, value_name = "N", default_value_t = bench::CPU_REF_MAX_PAIRS)]
+    #[arg(long, value_name = "N", default_value_t = bench::CPU_REF_MAX_PAIRS, allow_negative_numbers = true, value_parser = whole::<0>)]
     cpu_ref_max_pairs: u64,
-    /// Write the full report as JSON to FILE.
+    /// CPU backend: check against the naive CPU reference up to N visible
+    /// pairs (above: not compared, the row says `reference`).
+    #[arg(long, value_name = "N", default_value_t = bench::NAIVE_MAX_PAIRS, allow_negative_numbers = true, value_parser = whole::<0>)]
+    naive_max_pairs: u64,
+    /// Write the full report as JSON to FILE (never one of the inputs).
     #[arg(long, value_name = "FILE")]
     json: Option<PathBuf>,
+    #[command(flatten)]
+    kernel: KernelArgs,
+}
+
+/// Kernel options of the CUDA backend (`pagedattn::Options`).
+#[derive(Args, Debug, Clone)]
+struct KernelArgs {
+    /// CUDA: tile configuration, `auto` (chosen per call from the mean
+    /// query length), `m64` or `m128` (forced for every call).
+    #[arg(long, value_enum, default_value_t = TileArg::Auto)]
+    tile: TileArg,
+    /// CUDA: when long tiles are split into key-range chunks merged in the
+    /// kernel: `auto`, `never`, or N (chunks of at most N key blocks, N >= 1).
+    #[arg(long, value_name = "auto|never|N", default_value = "auto", value_parser = split_policy)]
+    split: SplitPolicy,
+    /// CUDA: load this cubin (built from the same kernels/ sources, e.g. by
+    /// scripts/build-variant.sh) instead of the embedded attention kernel.
+    #[arg(long, value_name = "PATH")]
+    attention_cubin: Option<PathBuf>,
+    /// CUDA: one CTA per work unit instead of the persistent grid (kernel experiments).
+    #[arg(long)]
+    one_cta_per_unit: bool,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+enum TileArg {
+    Auto,
+    M64,
+    M128,
+}
+
+/// A whole number of at least `MIN`, with a message that says so (instead of
+/// clap's "unexpected argument '-1'" for a negative one).
+fn whole<const MIN: u64>(s: &str) -> std::result::Result<u64, String> {
+    match s.trim().parse::<i128>() {
+        Ok(n) if n >= MIN as i128 && n <= u64::MAX as i128 => Ok(n as u64),
+        Ok(0) if MIN == 1 => Err("must be at least 1: 0 would time nothing".into()),
+        Ok(n) if n < MIN as i128 => Err(format!("must be at least {MIN}, got {n}")),
+        _ => Err(format!("expected a whole number >= {MIN}, got `{s}`")),
+    }
+}
+
+fn split_policy(s: &str) -> std::result::Result<SplitPolicy, String> {
+    match s.trim() {
+        "auto" => Ok(SplitPolicy::Auto),
+        "never" => Ok(SplitPolicy::Never),
+        n => match n.parse::<i64>() {
+            Ok(n) if n >= 1 && n <= u32::MAX as i64 => Ok(SplitPolicy::Blocks(n as u32)),
+            _ => Err(format!(
+                "expected `auto`, `never` or a number of key blocks >= 1, got `{s}`"
+            )),
+        },
+    }
+}
+
+fn positive_seconds(s: &str) -> std::result::Result<f64, String> {
+    match s.trim().parse::<f64>() {
+        Ok(x) if x.is_finite() && x > 0.0 => Ok(x),
+        _ => Err(format!("expected a positive number of seconds, got `{s}`")),
+    }
+}
+
+impl KernelArgs {
+    /// The library's kernel options (reads the cubin file).
+    fn options(&self) -> Result<pagedattn::Options> {
+        let attention_cubin = match &self.attention_cubin {
+            Some(path) => Some(
+                std::fs::read(path)
+                    .map_err(|e| CliError(format!("--attention-cubin {}: {e}", path.display())))?,
+            ),
+            None => None,
+        };
+        Ok(pagedattn::Options {
+            tile: match self.tile {
+                TileArg::Auto => None,
+                TileArg::M64 => Some(TileConfig::M64),
+                TileArg::M128 => Some(TileConfig::M128),
+            },
+            split: self.split,
+            attention_cubin,
+            one_cta_per_unit: self.one_cta_per_unit,
+        })
+    }
 }
 
 #[derive(Args, Debug, Clone)]
 struct BenchArgs {
     #[command(flatten)]
     run: RunArgs,
-    /// Timed calls per workload (default: cuda 100, cpu 3 within --cpu-budget-s).
-    #[arg(long, value_name = "N")]
-    reps: Option<usize>,
+    /// Timed calls per workload, at least 1 (default: cuda 100, cpu 3 within --cpu-budget-s).
+    #[arg(long, value_name = "N", allow_negative_numbers = true, value_parser = whole::<1>)]
+    reps: Option<u64>,
     /// Untimed calls before timing (default: cuda 10, cpu 1).
-    #[arg(long, value_name = "N")]
-    warmup: Option<usize>,
+    #[arg(long, value_name = "N", allow_negative_numbers = true, value_parser = whole::<0>)]
+    warmup: Option<u64>,
     /// CPU backend: seconds of timing per workload when --reps is not given.
-    #[arg(long, value_name = "S", default_value_t = bench::CPU_BUDGET_S)]
+    #[arg(long, value_name = "S", default_value_t = bench::CPU_BUDGET_S, allow_negative_numbers = true, value_parser = positive_seconds)]
     cpu_budget_s: f64,
     /// Time without comparing with the reference.
     #[arg(long)]
@@ -144,6 +232,12 @@ impl From<Error> for CliError {
     }
 }
 
+impl From<pagedattn::Error> for CliError {
+    fn from(e: pagedattn::Error) -> Self {
+        CliError(e.to_string())
+    }
+}
+
 impl fmt::Display for CliError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(&self.0)
@@ -171,16 +265,10 @@ pub fn main() -> ExitCode {
 }
 
 fn bench_cmd(a: &BenchArgs) -> Result<ExitCode> {
-    if !(a.cpu_budget_s.is_finite() && a.cpu_budget_s > 0.0) {
-        return Err(CliError(format!(
-            "--cpu-budget-s must be a positive number of seconds, got {}",
-            a.cpu_budget_s
-        )));
-    }
     let opts = Options {
         mode: Mode::Bench,
-        warmup: a.warmup,
-        reps: a.reps,
+        warmup: a.warmup.map(|n| n as usize),
+        reps: a.reps.map(|n| n as usize),
         cpu_budget_s: a.cpu_budget_s,
         check: !a.no_check,
         ..run_options(&a.run)
@@ -212,6 +300,7 @@ fn run_options(r: &RunArgs) -> Options {
         seed: r.seed,
         max_cpu_pairs: r.max_cpu_pairs,
         cpu_ref_max_pairs: r.cpu_ref_max_pairs,
+        naive_max_pairs: r.naive_max_pairs,
         ..Options::default()
     }
 }
@@ -220,6 +309,18 @@ fn run_options(r: &RunArgs) -> Options {
 fn execute(r: &RunArgs, opts: &Options, timing: Timing) -> Result<ExitCode> {
     // Workloads first: a bad file is reported before any device work.
     let workloads = select(&r.select)?;
+    // The report never replaces an input.
+    if let Some(path) = &r.json {
+        let inputs = r.select.workloads.iter().chain(&r.kernel.attention_cubin);
+        if let Some(input) = inputs.into_iter().find(|i| same_file(path, i)) {
+            return Err(CliError(format!(
+                "--json {}: that is the input {}; write the report to another file",
+                path.display(),
+                input.display()
+            )));
+        }
+    }
+    let kernel_opts = r.kernel.options()?;
     // Open the report file now, so that a bad path fails before the run.
     let json = match &r.json {
         Some(path) => Some((
@@ -229,21 +330,12 @@ fn execute(r: &RunArgs, opts: &Options, timing: Timing) -> Result<ExitCode> {
         )),
         None => None,
     };
-    let mut backend = open_backend(r.backend)?;
-    if let AnyBackend::Cuda(b) = &mut backend {
-        b.set_timing(timing);
-    }
+    let backend = open_backend(r.backend, kernel_opts, timing)?;
     let printer = table::RowPrinter::new(opts.mode, &workloads);
     let bar = progress_bar(workloads.len());
-    let report = bench::run(&backend, &workloads, opts, &mut |p| match p {
+    let report = bench::run(backend.as_ref(), &workloads, opts, &mut |p| match p {
         Progress::Begin { device, peaks } => {
-            let head = table::header(
-                opts.mode,
-                backend.as_backend().name(),
-                device,
-                peaks,
-                opts.seed,
-            );
+            let head = table::header(opts.mode, backend.name(), device, peaks, opts.seed);
             bar.suspend(|| emit(&format!("{head}{}", printer.column_names())));
         }
         Progress::Start { index, workload } => {
@@ -332,42 +424,49 @@ fn select(s: &SelectArgs) -> Result<Vec<Workload>> {
     Ok(kept)
 }
 
+/// Whether two paths name the same existing file.
+fn same_file(a: &Path, b: &Path) -> bool {
+    match (a.canonicalize(), b.canonicalize()) {
+        (Ok(a), Ok(b)) => a == b,
+        _ => false,
+    }
+}
+
 /// The backend asked for; `auto` falls back to the CPU with one line on stderr.
-fn open_backend(choice: BackendChoice) -> Result<AnyBackend> {
+fn open_backend(
+    choice: BackendChoice,
+    kernel: pagedattn::Options,
+    timing: Timing,
+) -> Result<Box<dyn Backend>> {
+    let cuda = || CudaBench::new(kernel, timing);
     match choice {
-        BackendChoice::Cpu => Ok(AnyBackend::Cpu(CpuBackend::new())),
-        BackendChoice::Cuda => open_cuda()
-            .map(AnyBackend::Cuda)
-            .map_err(|e| Error::BackendUnavailable("cuda".into(), reason(&e)).into()),
-        BackendChoice::Auto => match open_cuda() {
-            Ok(b) => Ok(AnyBackend::Cuda(b)),
+        BackendChoice::Cpu => Ok(Box::new(CpuBench::new())),
+        BackendChoice::Cuda => match cuda() {
+            Ok(b) => Ok(Box::new(b)),
+            Err(e) => Err(CliError(format!(
+                "backend `cuda` is not available: {}",
+                reason(&e)
+            ))),
+        },
+        BackendChoice::Auto => match cuda() {
+            Ok(b) => Ok(Box::new(b)),
             Err(e) => {
                 let what = match e {
-                    Error::NoDevice(_) => "no CUDA GPU found",
+                    Error::Call(pagedattn::Error::NoDevice(_)) => "no CUDA GPU found",
                     _ => "CUDA backend unavailable",
                 };
                 eprintln!("{what} ({}): running the CPU backend", reason(&e));
-                Ok(AnyBackend::Cpu(CpuBackend::new()))
+                Ok(Box::new(CpuBench::new()))
             }
         },
     }
 }
 
-/// `CudaBackend::new` with the panic message silenced: cudarc panics (caught
-/// by the backend) when libcuda is missing, and the default hook would print
-/// that panic's trace before the backend turns it into an error.
-fn open_cuda() -> pagedattn::Result<CudaBackend> {
-    let previous = std::panic::take_hook();
-    std::panic::set_hook(Box::new(|_| {}));
-    let result = CudaBackend::new();
-    std::panic::set_hook(previous);
-    result
-}
-
 /// The error's text without a variant prefix the sentence already says.
 fn reason(e: &Error) -> String {
     match e {
-        Error::NoDevice(msg) => msg.clone(),
+        Error::Call(pagedattn::Error::NoDevice(msg)) => msg.clone(),
+        Error::Call(pagedattn::Error::BackendUnavailable(_, msg)) => msg.clone(),
         other => other.to_string(),
     }
 }

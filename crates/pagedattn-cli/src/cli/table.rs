@@ -2,9 +2,9 @@
 //! BENCHMARKS.md as is), one row per workload as soon as it is done, then a
 //! summary.
 
-use pagedattn::backend::Peaks;
-use pagedattn::bench::{self, BenchReport, BenchRow, Mode, Status};
-use pagedattn::workload::Workload;
+use pagedattn_cli::backend::Peaks;
+use pagedattn_cli::bench::{self, BenchReport, BenchRow, Mode, Status};
+use pagedattn_cli::workload::Workload;
 
 /// Lines above the table: what runs where, and the peaks of the floor.
 pub fn header(mode: Mode, backend: &str, device: &str, peaks: &Peaks, seed: u64) -> String {

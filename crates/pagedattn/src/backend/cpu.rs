@@ -8,25 +8,22 @@
 //! (round to nearest even) once at the end. There is no online rescaling.
 //!
 //! Layout of the work: the visible K/V rows of every sequence are gathered once
-//! (bf16 -> f32) into contiguous buffers; then tiles of [`TILE_TOKENS`] tokens of
+//! (bf16 -> f32) into contiguous buffers; then tiles of 8 tokens of
 //! one sequence run in parallel (rayon). Inside a tile, for each kv head, each
 //! gathered K/V row is loaded once for all 6 query heads of the group and all
-//! tokens of the tile, in blocks of [`KEY_BLOCK`] keys that stay in cache.
+//! tokens of the tile, in blocks of 64 keys that stay in cache.
 //!
 //! Inputs that are not finite are not refused (the values of `q`, `k_cache`
 //! and `v_cache` are data, not shapes); they flow through IEEE arithmetic. See
 //! `docs/INPUTS.md` for the outcome of each case.
 
-use crate::backend::{Backend, Peaks, Prepared};
 use crate::error::Result;
 use crate::problem::{
     check_len, sequences, validate, HostProblem, Output, Seq, GROUP_SIZE, HEAD_DIM, NUM_KV_HEADS,
     NUM_QO_HEADS,
 };
-use crate::workload::Inputs;
 use half::bf16;
 use rayon::prelude::*;
-use std::time::Instant;
 
 /// Tokens per parallel tile (each tile computes `TILE_TOKENS * 24` rows).
 const TILE_TOKENS: usize = 8;
@@ -39,7 +36,29 @@ const Q_ROW: usize = NUM_QO_HEADS * HEAD_DIM;
 /// Query rows of one kv head in one tile.
 const TILE_ROWS: usize = TILE_TOKENS * GROUP_SIZE;
 
-/// Computes the operation on the host. Validates `p` first.
+/// Computes the operation on the host (all cores, through rayon). Validates
+/// `p` first.
+///
+/// ```
+/// use pagedattn::{cpu_attention, half::bf16, Dims, HostProblem};
+/// // One sequence of 2 query tokens over 3 keys (a 1-key cached prefix).
+/// let dims = Dims::new(2, 3, 1, 3);
+/// let q = vec![bf16::from_f32(0.5); dims.q_elems()];
+/// let k = vec![bf16::from_f32(0.25); dims.kv_elems()];
+/// let v = vec![bf16::from_f32(1.0); dims.kv_elems()];
+/// let p = HostProblem {
+///     dims, q: &q, k_cache: &k, v_cache: &v,
+///     qo_indptr: &[0, 2], kv_indptr: &[0, 3], kv_indices: &[2, 0, 1],
+///     sm_scale: pagedattn::problem::default_sm_scale(),
+/// };
+/// let o = cpu_attention(&p)?;
+/// assert_eq!(o.out.len(), 2 * 24 * 128);
+/// assert!(o.out.iter().all(|x| x.to_f32() == 1.0)); // every value row is 1
+/// // Equal scores: the last token sees 3 keys, lse = s + log2(3).
+/// let s = 0.5 * 0.25 * 128.0 * p.sm_scale / std::f32::consts::LN_2;
+/// assert!((o.lse[24] - (s + 3f32.log2())).abs() < 1e-4);
+/// # Ok::<(), pagedattn::Error>(())
+/// ```
 pub fn attention(p: &HostProblem<'_>) -> Result<Output> {
     validate(p)?;
     let mut out = vec![bf16::ZERO; p.dims.q_elems()];
@@ -287,69 +306,58 @@ fn axpy(y: &mut [f32], w: f32, x: &[f32]) {
     }
 }
 
-/// The exact CPU backend (rayon's global thread pool).
-#[derive(Clone, Copy, Debug, Default)]
-pub struct CpuBackend;
+/// Queries per parallel unit of [`naive_attention`].
+const NAIVE_TOKENS: usize = 16;
 
-impl CpuBackend {
-    pub fn new() -> Self {
-        CpuBackend
+/// The operation written out as SPEC.md states it, one (token, query head)
+/// row at a time in f64: no gathering, no tiling, no blocking. Slow (about
+/// 50x [`attention`]); it exists to check the fast paths independently on
+/// small calls. Validates `p` first.
+pub fn naive_attention(p: &HostProblem<'_>) -> Result<Output> {
+    validate(p)?;
+    let mut out = vec![bf16::ZERO; p.dims.q_elems()];
+    let mut lse = vec![f32::NEG_INFINITY; p.dims.lse_elems()];
+    // The sequence of every query token.
+    let mut seq_of = vec![Seq { q_start: 0, q_len: 0, kv_start: 0, kv_len: 0 }; p.dims.total_q];
+    for s in sequences(p.qo_indptr, p.kv_indptr) {
+        seq_of[s.q_start..s.q_start + s.q_len].fill(s);
     }
-}
-
-/// A call's inputs copied into owned buffers, so they outlive the caller's borrow.
-struct CpuPrepared {
-    inputs: Inputs,
-}
-
-impl CpuPrepared {
-    fn view(&self) -> HostProblem<'_> {
-        self.inputs.problem()
-    }
-}
-
-impl Prepared for CpuPrepared {
-    fn run(&mut self) -> Result<Output> {
-        attention(&self.view())
-    }
-
-    /// Wall-clock microseconds per call (`std::time::Instant`), output buffers
-    /// allocated once outside the timed region.
-    fn time(&mut self, warmup: usize, reps: usize) -> Result<Vec<f64>> {
-        let p = self.view();
-        let mut out = vec![bf16::ZERO; p.dims.q_elems()];
-        let mut lse = vec![0f32; p.dims.lse_elems()];
-        for _ in 0..warmup {
-            attention_into(&p, &mut out, &mut lse)?;
-        }
-        let mut times = Vec::with_capacity(reps);
-        for _ in 0..reps {
-            let t = Instant::now();
-            attention_into(&p, &mut out, &mut lse)?;
-            times.push(t.elapsed().as_secs_f64() * 1e6);
-        }
-        Ok(times)
-    }
-}
-
-impl Backend for CpuBackend {
-    fn name(&self) -> &'static str {
-        "cpu"
-    }
-
-    fn device(&self) -> String {
-        format!("CPU, {} threads", rayon::current_num_threads())
-    }
-
-    fn prepare<'a>(&'a self, p: &HostProblem<'_>) -> Result<Box<dyn Prepared + 'a>> {
-        validate(p)?;
-        Ok(Box::new(CpuPrepared {
-            inputs: Inputs::from_problem(p),
-        }))
-    }
-
-    /// The floor always refers to the H200, whatever runs the call.
-    fn peaks(&self) -> Result<Peaks> {
-        Ok(Peaks::H200_DEFAULT)
-    }
+    out.par_chunks_mut(NAIVE_TOKENS * Q_ROW)
+        .zip(lse.par_chunks_mut(NAIVE_TOKENS * NUM_QO_HEADS))
+        .enumerate()
+        .for_each(|(c, (out, lse))| {
+            let mut scores = Vec::new();
+            for (i, lse) in lse.chunks_mut(NUM_QO_HEADS).enumerate() {
+                let t = c * NAIVE_TOKENS + i;
+                let s = seq_of[t];
+                let n = s.visible(t - s.q_start);
+                for (h, lse) in lse.iter_mut().enumerate() {
+                    if n == 0 {
+                        continue; // 0 and -inf
+                    }
+                    let g = h / GROUP_SIZE;
+                    let q = &p.q[(t * NUM_QO_HEADS + h) * HEAD_DIM..][..HEAD_DIM];
+                    let kv_row = |j: usize| (p.kv_indices[s.kv_start + j] as usize * NUM_KV_HEADS + g) * HEAD_DIM;
+                    scores.clear();
+                    scores.extend((0..n).map(|j| {
+                        let k = &p.k_cache[kv_row(j)..][..HEAD_DIM];
+                        let dot: f64 = q.iter().zip(k).map(|(a, b)| a.to_f64() * b.to_f64()).sum();
+                        p.sm_scale as f64 * dot
+                    }));
+                    let m = scores.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+                    let z: f64 = scores.iter().map(|x| (x - m).exp()).sum();
+                    *lse = ((m + z.ln()) / std::f64::consts::LN_2) as f32;
+                    let o = &mut out[(i * NUM_QO_HEADS + h) * HEAD_DIM..][..HEAD_DIM];
+                    for (d, o) in o.iter_mut().enumerate() {
+                        let acc: f64 = scores
+                            .iter()
+                            .enumerate()
+                            .map(|(j, x)| (x - m).exp() / z * p.v_cache[kv_row(j) + d].to_f64())
+                            .sum();
+                        *o = bf16::from_f64(acc);
+                    }
+                }
+            }
+        });
+    Ok(Output { out, lse })
 }

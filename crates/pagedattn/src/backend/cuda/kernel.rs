@@ -21,29 +21,14 @@ use half::bf16;
 
 use super::ffi::{self, Params};
 use crate::error::{Error, Result};
-use crate::problem::{check_len, check_shapes, Dims, InputLens, NUM_KV_HEADS, NUM_QO_HEADS};
+use crate::problem::{
+    check_len, check_shapes, Dims, InputLens, Problem, NUM_KV_HEADS, NUM_QO_HEADS,
+};
 use crate::schedule::{self, HostPlan, SplitPolicy, TileConfig};
 
-/// Inputs of one call, in device memory (views of the call's exact lengths).
-#[derive(Clone, Copy)]
-pub struct DeviceProblem<'a> {
-    /// The call's sizes.
-    pub dims: Dims,
-    /// `[total_q, 24, 128]`
-    pub q: &'a CudaView<'a, bf16>,
-    /// `[num_pages, 1, 4, 128]`
-    pub k_cache: &'a CudaView<'a, bf16>,
-    /// `[num_pages, 1, 4, 128]`
-    pub v_cache: &'a CudaView<'a, bf16>,
-    /// `[batch + 1]`
-    pub qo_indptr: &'a CudaView<'a, i32>,
-    /// `[batch + 1]`
-    pub kv_indptr: &'a CudaView<'a, i32>,
-    /// `[num_kv_indices]`
-    pub kv_indices: &'a CudaView<'a, i32>,
-    /// Softmax scale of the logits (natural-log domain), finite.
-    pub sm_scale: f32,
-}
+/// Inputs of one call, in device memory: cudarc views of the call's exact
+/// lengths (see [`Problem`] for the shapes).
+pub type DeviceProblem<'a> = Problem<&'a CudaView<'a, bf16>, &'a CudaView<'a, i32>>;
 
 /// A call described by raw device addresses (for bindings that hold buffers
 /// cudarc does not own, such as torch tensors). Lengths come from `dims`.
@@ -234,7 +219,7 @@ impl PagedPrefill {
         else {
             return Err(Error::BackendUnavailable(
                 "cuda".into(),
-                "built without kernels (no nvcc was available at build time)".into(),
+                super::WITHOUT_KERNELS.into(),
             ));
         };
         let (major, minor) = ctx.compute_capability()?;
@@ -264,7 +249,7 @@ impl PagedPrefill {
                 .and_then(|b| <[u8; 4]>::try_from(b).ok())
                 .map(u32::from_le_bytes)
                 .ok_or_else(|| {
-                    Error::Driver(format!("kernel symbol {} has the wrong size", e.smem_symbol))
+                    Error::KernelMismatch(format!("kernel symbol {} has the wrong size", e.smem_symbol))
                 })?;
             func.set_attribute(
                 sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
