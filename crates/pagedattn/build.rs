@@ -103,7 +103,8 @@ fn install_toolchain(dir: &Path) -> Result<(), String> {
         ));
         return Ok(());
     }
-    let text = String::from_utf8_lossy(&out.stderr).to_string() + &String::from_utf8_lossy(&out.stdout);
+    let text =
+        String::from_utf8_lossy(&out.stderr).to_string() + &String::from_utf8_lossy(&out.stdout);
     let last = text
         .lines()
         .rev()

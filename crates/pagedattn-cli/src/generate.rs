@@ -8,8 +8,8 @@
 //! page ids shuffled, repeated inside a sequence and shared between sequences,
 //! and page pools larger than what the batch reads.
 
-use pagedattn::problem::default_sm_scale;
 use crate::workload::Workload;
+use pagedattn::problem::default_sm_scale;
 use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;

@@ -23,7 +23,9 @@ pub(crate) fn fill_bytes<T, B: DevicePtrMut<T>>(
     stream.context().bind_to_thread()?;
     let (ptr, _g) = buf.device_ptr_mut(stream);
     // SAFETY: `bytes` bytes at `ptr` belong to `buf`.
-    unsafe { pagedattn::cudarc::driver::result::memset_d8_async(ptr, byte, bytes, stream.cu_stream()) }?;
+    unsafe {
+        pagedattn::cudarc::driver::result::memset_d8_async(ptr, byte, bytes, stream.cu_stream())
+    }?;
     Ok(())
 }
 

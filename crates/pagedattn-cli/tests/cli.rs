@@ -51,7 +51,6 @@ fn bench_cpu_writes_json() {
         text(&out.stderr)
     );
     assert!(stdout.contains("seed00_q79_b1"), "{stdout}");
-    assert!(stdout.contains("reference"), "{stdout}");
     let report: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
     assert_eq!(report["backend"], "cpu");
@@ -65,7 +64,10 @@ fn bench_cpu_writes_json() {
     assert_eq!(row["total_q"], 79);
     assert_eq!(row["batch"], 1);
     assert_eq!(row["pairs"], 3160);
-    assert_eq!(row["status"], "reference");
+    // Checked against the naive CPU reference (small enough for it).
+    assert_eq!(row["status"], "ok");
+    assert_eq!(row["reference"], "naive");
+    assert!(row["check"]["max_abs_out"].as_f64().unwrap() < 1e-2);
     assert!(row["time_us"].as_f64().unwrap() > 0.0);
     assert!(row["floor_us"].as_f64().unwrap() > 0.0);
     assert!(row["reps"].as_u64().unwrap() >= 1);
@@ -92,6 +94,8 @@ fn no_command_is_bench() {
     );
 }
 
+/// `check --backend cpu` compares with the independent naive reference
+/// where it is small enough, and says so where it is not.
 #[test]
 fn check_cpu() {
     let out = pagedattn(&["check", "--backend", "cpu", "--filter", "seed00"]);
@@ -100,6 +104,32 @@ fn check_cpu() {
     assert!(
         stdout.contains("pagedattn check") && stdout.contains("max abs out"),
         "{stdout}"
+    );
+    let row = stdout
+        .lines()
+        .find(|l| l.contains("seed00_q79_b1"))
+        .unwrap();
+    assert!(row.contains(" ok ") && row.contains("naive"), "{row}");
+    assert!(stdout.contains("1 workload: 1 ok"), "{stdout}");
+
+    let out = pagedattn(&[
+        "check",
+        "--backend",
+        "cpu",
+        "--filter",
+        "seed00",
+        "--naive-max-pairs",
+        "100",
+    ]);
+    let stdout = text(&out.stdout);
+    assert!(out.status.success(), "{stdout}\n{}", text(&out.stderr));
+    let row = stdout
+        .lines()
+        .find(|l| l.contains("seed00_q79_b1"))
+        .unwrap();
+    assert!(
+        row.contains("reference") && row.contains("not compared: 3160 pairs > 100"),
+        "{row}"
     );
 }
 
@@ -299,4 +329,114 @@ fn auto_falls_back_to_cpu() {
     } else {
         assert!(stdout.contains("backend cuda"), "{stdout}");
     }
+}
+
+/// Counts are checked: `--reps 0` would time nothing, negative values are
+/// refused as values (not as unknown flags).
+#[test]
+fn bad_counts_are_refused() {
+    for (args, want) in [
+        (&["--reps", "0"][..], "must be at least 1"),
+        (&["--reps", "-1"][..], "must be at least 1, got -1"),
+        (&["--warmup", "-3"][..], "must be at least 0, got -3"),
+        (&["--seed", "-1"][..], "must be at least 0, got -1"),
+        (&["--max-cpu-pairs", "-5"][..], "must be at least 0"),
+        (&["--cpu-budget-s", "-1"][..], "positive number of seconds"),
+        (&["--split", "0"][..], "number of key blocks >= 1"),
+        (&["--tile", "m32"][..], "invalid value 'm32'"),
+    ] {
+        let out = pagedattn(&[&["bench", "--backend", "cpu"][..], args].concat());
+        let err = assert_clean_failure(&out);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.contains(want), "{args:?}: {err}");
+        assert!(!err.contains("unexpected argument"), "{args:?}: {err}");
+    }
+    let out = pagedattn(&["check", "--generated", "-2"]);
+    assert!(text(&out.stderr).contains("must be at least 0"));
+}
+
+/// The report never replaces an input file.
+#[test]
+fn json_never_overwrites_an_input() {
+    let dir = scratch("overwrite");
+    let path = dir.join("mine.jsonl");
+    let w = r#"{"name":"tiny","total_q":3,"num_pages":4,"qo_indptr":[0,3],"kv_indptr":[0,2],"kv_indices":[3,1],"sm_scale":0.0883883}"#;
+    std::fs::write(&path, format!("{w}\n")).unwrap();
+    // The same file, also under another spelling of its path.
+    let other = dir.join(".").join("mine.jsonl");
+    for json in [&path, &other] {
+        let out = pagedattn(&[
+            "bench",
+            "--backend",
+            "cpu",
+            "--workloads",
+            path.to_str().unwrap(),
+            "--json",
+            json.to_str().unwrap(),
+        ]);
+        let err = assert_clean_failure(&out);
+        assert!(err.contains("that is the input"), "{err}");
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), format!("{w}\n"));
+    }
+    let cubin = dir.join("variant.cubin");
+    std::fs::write(&cubin, b"not a cubin").unwrap();
+    let out = pagedattn(&[
+        "check",
+        "--backend",
+        "cpu",
+        "--filter",
+        "seed00",
+        "--attention-cubin",
+        cubin.to_str().unwrap(),
+        "--json",
+        cubin.to_str().unwrap(),
+    ]);
+    let err = assert_clean_failure(&out);
+    assert!(err.contains("that is the input"), "{err}");
+    assert_eq!(std::fs::read(&cubin).unwrap(), b"not a cubin");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// A workload whose buffers no machine can hold is refused with an error
+/// (exit 1), never by an abort when allocating (exit 134).
+#[test]
+fn huge_workloads_are_refused_not_aborted() {
+    let dir = scratch("huge");
+    let path = dir.join("huge.jsonl");
+    let huge = r#"{"name":"huge","total_q":1,"num_pages":2000000000,"qo_indptr":[0,1],"kv_indptr":[0,1],"kv_indices":[0],"sm_scale":0.1}"#;
+    std::fs::write(&path, format!("{huge}\n")).unwrap();
+    let out = pagedattn(&[
+        "bench",
+        "--backend",
+        "cpu",
+        "--workloads",
+        path.to_str().unwrap(),
+    ]);
+    let err = assert_clean_failure(&out);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.contains("k_cache bytes is too large"), "{err}");
+    // Valid, but more than this machine's memory: an ERROR row, exit 1.
+    let big = huge.replace("2000000000", "900000000");
+    std::fs::write(&path, format!("{big}\n")).unwrap();
+    let out = pagedattn(&[
+        "bench",
+        "--backend",
+        "cpu",
+        "--workloads",
+        path.to_str().unwrap(),
+    ]);
+    let stdout = text(&out.stdout);
+    if pagedattn_cli::workload::host_memory_available().is_some_and(|a| a < 1 << 40) {
+        assert_eq!(
+            out.status.code(),
+            Some(1),
+            "{stdout}\n{}",
+            text(&out.stderr)
+        );
+        assert!(
+            stdout.contains("ERROR") && stdout.contains("bytes of host memory"),
+            "{stdout}"
+        );
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -1,10 +1,11 @@
 //! Workload files: the embedded sets, seeded inputs, and bad files reported by
 //! file, line and workload name.
 
-use pagedattn::workload::{
-    embedded_default, embedded_scale, embedded_seed, load_file, parse_jsonl, Workload, DEFAULT_SEED,
+use pagedattn_cli::workload::{
+    check_host_memory, embedded_default, embedded_scale, embedded_seed, host_memory_available,
+    load_file, parse_jsonl, Workload, DEFAULT_SEED,
 };
-use pagedattn::Error;
+use pagedattn_cli::Error;
 
 const GOOD: &str = r#"{"name":"a","total_q":3,"num_pages":5,"qo_indptr":[0,1,3],"kv_indptr":[0,2,4],"kv_indices":[4,0,1,1],"sm_scale":0.088}"#;
 
@@ -270,4 +271,39 @@ fn load_file_names_the_path() {
     let missing = load_file(dir.join("nope.jsonl")).unwrap_err();
     assert!(matches!(missing, Error::Io { .. }), "{missing:?}");
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// Sizes no machine can hold are refused when the file is read (a workload
+/// with 2e9 pages once passed validation and aborted the process when its
+/// inputs were allocated); sizes that pass but exceed this machine's memory
+/// are refused by the host-memory check before anything is allocated.
+#[test]
+fn huge_sizes_are_refused_before_allocating() {
+    let (line, msg) = parse_err(&third_line(&with_field("num_pages", "2000000000")));
+    assert_eq!(line, 3);
+    assert!(
+        msg.contains("workload `a`") && msg.contains("k_cache bytes is too large"),
+        "{msg}"
+    );
+    let (_, msg) = parse_err(&with_field("total_q", "400000000"));
+    assert!(msg.contains("packed query rows"), "{msg}");
+
+    // 900M pages (0.9 TB per cache) pass validation; the host check refuses them.
+    let w = &parse_jsonl(&with_field("num_pages", "900000000"), "big.jsonl").unwrap()[0];
+    match host_memory_available() {
+        Some(avail) if avail < 1 << 40 => match check_host_memory(&w.dims()) {
+            Err(Error::Call(pagedattn::Error::InsufficientMemory {
+                what: "host",
+                needed,
+                available,
+            })) => {
+                assert!(needed > available, "{needed} vs {available}")
+            }
+            other => panic!("expected InsufficientMemory, got {other:?}"),
+        },
+        _ => println!("no MemAvailable below 1 TiB here: host check not exercised"),
+    }
+    // A small workload passes it.
+    let small = &parse_jsonl(GOOD, "good.jsonl").unwrap()[0];
+    check_host_memory(&small.dims()).unwrap();
 }

@@ -143,7 +143,10 @@ impl Dims {
         for (what, bytes) in [
             ("q bytes", elems(self.total_q, 2) * row),
             ("k_cache bytes", elems(self.num_pages, 2) * kv_row),
-            ("lse bytes", elems(self.total_q, 4) * self.num_qo_heads as u128),
+            (
+                "lse bytes",
+                elems(self.total_q, 4) * self.num_qo_heads as u128,
+            ),
         ] {
             if bytes > MAX_BUFFER_BYTES as u128 {
                 return Err(Error::TooLarge {
@@ -158,8 +161,9 @@ impl Dims {
 
     /// Bytes of the six input buffers (`q`, both caches, the index arrays).
     pub fn input_bytes(&self) -> u64 {
-        (2 * self.q_elems() + 4 * self.kv_elems() + 4 * (2 * self.indptr_len() + self.num_kv_indices))
-            as u64
+        (2 * self.q_elems()
+            + 4 * self.kv_elems()
+            + 4 * (2 * self.indptr_len() + self.num_kv_indices)) as u64
     }
 
     /// Bytes of the two outputs (`output` bf16, `lse` f32).
@@ -463,12 +467,7 @@ pub fn validate(p: &HostProblem<'_>) -> Result<()> {
     let d = &p.dims;
     p.check_shapes()?;
     check_indptr("qo_indptr", p.qo_indptr, d.total_q, "total_q")?;
-    check_indptr(
-        "kv_indptr",
-        p.kv_indptr,
-        d.num_kv_indices,
-        "num_kv_indices",
-    )?;
+    check_indptr("kv_indptr", p.kv_indptr, d.num_kv_indices, "num_kv_indices")?;
     check_page_ids(d, p.kv_indices)?;
     Ok(())
 }

@@ -5,13 +5,12 @@
 //! Inputs are drawn with a fresh seed on every run (printed; set
 //! `PAGEDATTN_TEST_SEED` to replay a failure).
 
-use half::bf16;
-use pagedattn::backend::cpu::{self, CpuBackend};
-use pagedattn::backend::{Backend, Peaks};
+use pagedattn::backend::cpu;
 use pagedattn::check::compare;
-use pagedattn::generate::{edge_cases, random_batch, BatchSpec};
+use pagedattn::half::bf16;
 use pagedattn::problem::{default_sm_scale, Dims, HostProblem, Output};
-use pagedattn::workload::{Inputs, Workload};
+use pagedattn_cli::generate::{edge_cases, random_batch, BatchSpec};
+use pagedattn_cli::workload::{Inputs, Workload};
 use std::f64::consts::LN_2;
 
 const H: usize = 24;
@@ -199,6 +198,32 @@ fn random_batches_match_naive() {
         rows_without_keys > 0,
         "the random batches never produced a row without keys"
     );
+}
+
+/// The library's `naive_attention` (what `pagedattn check --backend cpu`
+/// compares with) meets the same naive reference, and agrees with the fast
+/// backend within the SPEC.md bound.
+#[test]
+fn library_naive_matches_naive() {
+    let seed = seed();
+    let mut cases = edge_cases();
+    cases
+        .extend((0..6u64).map(|i| random_batch(seed.wrapping_add(100 + i), &BatchSpec::default())));
+    for w in &cases {
+        let (inp, fast) = run_workload(w, seed);
+        let lib = cpu::naive_attention(&inp.problem()).unwrap();
+        let r = naive(&inp.problem());
+        assert!(
+            compare(&lib, &r.out).ok(),
+            "{}: library naive vs test naive",
+            w.name
+        );
+        assert!(
+            compare(&fast, &lib).ok(),
+            "{}: fast vs library naive",
+            w.name
+        );
+    }
 }
 
 /// The generator's batches reach every corner it promises.
@@ -490,28 +515,6 @@ fn attention_into_overwrites_every_element() {
         cpu::attention_into(&p, &mut out, &mut lse).unwrap();
         assert_eq!(bits(&want), bits(&Output { out, lse }), "{}", w.name);
     }
-}
-
-#[test]
-fn backend_trait() {
-    let seed = seed();
-    let be = CpuBackend::new();
-    assert_eq!(be.name(), "cpu");
-    assert!(be.device().starts_with("CPU"), "{}", be.device());
-    assert_eq!(be.peaks().unwrap(), Peaks::H200_DEFAULT);
-    let w = edge_cases()
-        .into_iter()
-        .find(|w| w.name == "tile-boundaries")
-        .unwrap();
-    let inp = w.inputs(seed);
-    let mut prep = be.prepare(&inp.problem()).unwrap();
-    drop(inp); // prepared inputs are owned
-    let inp = w.inputs(seed);
-    let got = prep.run().unwrap();
-    assert_eq!(bits(&got), bits(&cpu::attention(&inp.problem()).unwrap()));
-    let times = prep.time(1, 3).unwrap();
-    assert_eq!(times.len(), 3);
-    assert!(times.iter().all(|t| t.is_finite() && *t > 0.0), "{times:?}");
 }
 
 /// Non-finite inputs flow through IEEE arithmetic; keys a row does not see

@@ -13,13 +13,13 @@ use std::sync::Arc;
 use common::run_seed;
 
 use pagedattn::backend::cpu;
-use pagedattn::backend::cuda::{CudaBackend, DeviceBuffers, Options};
 use pagedattn::check::compare;
-use pagedattn::generate::{edge_cases, random_batch, BatchSpec};
 use pagedattn::problem::{HostProblem, Output};
 use pagedattn::schedule::{HostPlan, TileConfig};
-use pagedattn::workload::{embedded_scale, embedded_seed, Workload};
 use pagedattn::Error;
+use pagedattn::{CudaBackend, DeviceBuffers, Options};
+use pagedattn_cli::generate::{edge_cases, random_batch, BatchSpec};
+use pagedattn_cli::workload::{embedded_scale, embedded_seed, Workload};
 
 /// Runs the fast kernel (checked mode, poisoned outputs).
 fn run_fast(b: &CudaBackend, p: &HostProblem<'_>) -> Result<Output, Error> {
@@ -40,8 +40,9 @@ fn assert_close(name: &str, got: &Output, reference: &Output) -> (f64, f64) {
 }
 
 #[test]
+#[ignore = "needs a Hopper GPU (run with --ignored on the GPU machine)"]
 fn reference_kernel_matches_cpu() {
-    let b = gpu_or_skip!("reference_kernel_matches_cpu");
+    let b = gpu!("reference_kernel_matches_cpu");
     let seed = run_seed();
     let mut cases = edge_cases();
     for i in 0..10 {
@@ -65,8 +66,9 @@ fn reference_kernel_matches_cpu() {
 }
 
 #[test]
+#[ignore = "needs a Hopper GPU (run with --ignored on the GPU machine)"]
 fn fast_kernel_edge_cases_match_cpu() {
-    let b = gpu_or_skip!("fast_kernel_edge_cases_match_cpu");
+    let b = gpu!("fast_kernel_edge_cases_match_cpu");
     let seed = run_seed();
     let mut cases = edge_cases();
     for i in 0..40 {
@@ -97,8 +99,9 @@ fn fast_kernel_edge_cases_match_cpu() {
 /// At least 200 generated batches: 1..300 sequences of 0..700 tokens, kv_len
 /// above and below q_len, shuffled and repeated pages.
 #[test]
+#[ignore = "needs a Hopper GPU (run with --ignored on the GPU machine)"]
 fn fast_kernel_random_batches_match_reference() {
-    let b = gpu_or_skip!("fast_kernel_random_batches_match_reference");
+    let b = gpu!("fast_kernel_random_batches_match_reference");
     let seed = run_seed();
     let n = common::env_u64("PAGEDATTN_GPU_BATCHES").unwrap_or(200);
     let (mut wo, mut wl, mut tokens) = (0f64, 0f64, 0usize);
@@ -149,22 +152,25 @@ fn check_workloads(b: &CudaBackend, ws: &[Workload], label: &str) {
 }
 
 #[test]
+#[ignore = "needs a Hopper GPU (run with --ignored on the GPU machine)"]
 fn seed_workloads_match_reference() {
-    let b = gpu_or_skip!("seed_workloads_match_reference");
+    let b = gpu!("seed_workloads_match_reference");
     check_workloads(b, &embedded_seed().unwrap(), "seed");
 }
 
 #[test]
+#[ignore = "needs a Hopper GPU (run with --ignored on the GPU machine)"]
 fn scale_workloads_match_reference() {
-    let b = gpu_or_skip!("scale_workloads_match_reference");
+    let b = gpu!("scale_workloads_match_reference");
     check_workloads(b, &embedded_scale().unwrap(), "scale");
 }
 
 /// Same inputs give bitwise the same output: 100 repeats, and eager launches
 /// against graph replays.
 #[test]
+#[ignore = "needs a Hopper GPU (run with --ignored on the GPU machine)"]
 fn deterministic_and_graph_replay_equal() {
-    let b = gpu_or_skip!("deterministic_and_graph_replay_equal");
+    let b = gpu!("deterministic_and_graph_replay_equal");
     let seed = run_seed();
     let w = &embedded_seed().unwrap()[12]; // 45 sequences
     let inputs = w.inputs(seed);
@@ -196,13 +202,13 @@ fn deterministic_and_graph_replay_equal() {
     bufs.poison(stream).unwrap();
     stream
         .begin_capture(
-            cudarc::driver::sys::CUstreamCaptureMode::CU_STREAM_CAPTURE_MODE_THREAD_LOCAL,
+            pagedattn::cudarc::driver::sys::CUstreamCaptureMode::CU_STREAM_CAPTURE_MODE_THREAD_LOCAL,
         )
         .unwrap();
     bufs.with_views(|v, out, lse, ws| b.kernel().launch(stream, v, out, lse, ws))
         .unwrap();
     let graph = stream
-        .end_capture(cudarc::driver::sys::CUgraphInstantiate_flags(0))
+        .end_capture(pagedattn::cudarc::driver::sys::CUgraphInstantiate_flags(0))
         .unwrap()
         .unwrap();
     graph.launch().unwrap();
@@ -263,8 +269,9 @@ fn deterministic_and_graph_replay_equal() {
 /// Page ids outside [0, num_pages) in device memory: never dereferenced;
 /// the checked mode reports them.
 #[test]
+#[ignore = "needs a Hopper GPU (run with --ignored on the GPU machine)"]
 fn bad_page_ids_in_device_memory_are_reported() {
-    let b = gpu_or_skip!("bad_page_ids_in_device_memory_are_reported");
+    let b = gpu!("bad_page_ids_in_device_memory_are_reported");
     let seed = run_seed();
     let w = &embedded_seed().unwrap()[1];
     let inputs = w.inputs(seed);
@@ -275,7 +282,8 @@ fn bad_page_ids_in_device_memory_are_reported() {
         let mut bufs = DeviceBuffers::upload(b.kernel(), stream, &inputs.problem()).unwrap();
         stream.memcpy_htod(&idx, &mut bufs.kv_indices).unwrap();
         bufs.poison(stream).unwrap();
-        let r = bufs.with_views(|v, out, lse, ws| b.kernel().launch_checked(stream, v, out, lse, ws));
+        let r =
+            bufs.with_views(|v, out, lse, ws| b.kernel().launch_checked(stream, v, out, lse, ws));
         assert!(
             matches!(r, Err(Error::DeviceIndexData(_))),
             "page id {bad}: expected DeviceIndexData, got {r:?}"
@@ -288,7 +296,9 @@ fn bad_page_ids_in_device_memory_are_reported() {
             Err(Error::DeviceIndexData(_))
         ));
         assert!(
-            b.kernel().take_device_errors(stream, &mut bufs.workspace).is_ok(),
+            b.kernel()
+                .take_device_errors(stream, &mut bufs.workspace)
+                .is_ok(),
             "flag not cleared"
         );
     }
@@ -297,8 +307,9 @@ fn bad_page_ids_in_device_memory_are_reported() {
 
 /// Bad indptr contents in device memory: reported, never dereferenced.
 #[test]
+#[ignore = "needs a Hopper GPU (run with --ignored on the GPU machine)"]
 fn bad_indptrs_in_device_memory_are_reported() {
-    let b = gpu_or_skip!("bad_indptrs_in_device_memory_are_reported");
+    let b = gpu!("bad_indptrs_in_device_memory_are_reported");
     let seed = run_seed();
     let w = &embedded_seed().unwrap()[5]; // 9 sequences
     let inputs = w.inputs(seed);
@@ -348,7 +359,8 @@ fn bad_indptrs_in_device_memory_are_reported() {
         stream.memcpy_htod(&qo, &mut bufs.qo_indptr).unwrap();
         stream.memcpy_htod(&kv, &mut bufs.kv_indptr).unwrap();
         bufs.poison(stream).unwrap();
-        let r = bufs.with_views(|v, out, lse, ws| b.kernel().launch_checked(stream, v, out, lse, ws));
+        let r =
+            bufs.with_views(|v, out, lse, ws| b.kernel().launch_checked(stream, v, out, lse, ws));
         assert!(
             matches!(r, Err(Error::DeviceIndexData(_))),
             "{what}: expected DeviceIndexData, got {r:?}"
@@ -360,8 +372,9 @@ fn bad_indptrs_in_device_memory_are_reported() {
 /// Both tile configurations, forced, on random batches and a few seed
 /// workloads (the per-call choice only picks between them).
 #[test]
+#[ignore = "needs a Hopper GPU (run with --ignored on the GPU machine)"]
 fn both_tile_configs_match_reference() {
-    let _ = gpu_or_skip!("both_tile_configs_match_reference");
+    let _ = gpu!("both_tile_configs_match_reference");
     let seed = run_seed();
     let seeds = embedded_seed().unwrap();
     for config in [TileConfig::M64, TileConfig::M128] {
@@ -400,8 +413,9 @@ fn both_tile_configs_match_reference() {
 /// configuration, same results as the reference; a plan for other
 /// dimensions is refused.
 #[test]
+#[ignore = "needs a Hopper GPU (run with --ignored on the GPU machine)"]
 fn host_plan_launch_matches_reference() {
-    let b = gpu_or_skip!("host_plan_launch_matches_reference");
+    let b = gpu!("host_plan_launch_matches_reference");
     let seed = run_seed();
     let seeds = embedded_seed().unwrap();
     let stream = b.stream();
@@ -411,15 +425,18 @@ fn host_plan_launch_matches_reference() {
         let plan = HostPlan::new(&p.dims, p.qo_indptr, p.kv_indptr, Some(p.kv_indices)).unwrap();
         let mut bufs = DeviceBuffers::upload(b.kernel(), stream, &p).unwrap();
         bufs.poison(stream).unwrap();
-        bufs.with_views(|v, out, lse, ws| b.kernel().launch_planned(&plan, stream, v, out, lse, ws))
-            .unwrap();
+        bufs.with_views(|v, out, lse, ws| {
+            b.kernel().launch_planned(&plan, stream, v, out, lse, ws)
+        })
+        .unwrap();
         let got = bufs.download(stream).unwrap();
         let r = b.reference(&p).unwrap();
         assert_close(&format!("planned {} ({:?})", w.name, plan.config), &got, &r);
         let mut other = plan;
         other.dims.total_q += 1;
-        let e =
-            bufs.with_views(|v, out, lse, ws| b.kernel().launch_planned(&other, stream, v, out, lse, ws));
+        let e = bufs.with_views(|v, out, lse, ws| {
+            b.kernel().launch_planned(&other, stream, v, out, lse, ws)
+        });
         assert!(matches!(e, Err(Error::PlanMismatch(_))), "{e:?}");
     }
     println!("host plan: 3 seed workloads ok, mismatched plan refused");

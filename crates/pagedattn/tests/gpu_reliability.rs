@@ -2,12 +2,13 @@
 //! large calls, two streams at once, a 1000-batch fuzz, extreme scales,
 //! non-finite inputs, refused device buffers and empty calls.
 //!
-//! They need a Hopper GPU; elsewhere each test prints that it was skipped and
-//! returns (only `paged_prefill_is_send_sync` runs everywhere). Run them with
+//! They need a Hopper GPU and are `#[ignore]`d, so that `cargo test` elsewhere
+//! reports them as ignored (only `paged_prefill_is_send_sync` runs
+//! everywhere). Run them on the GPU machine with
 //!
 //! ```text
-//! cargo test --release --test gpu_reliability               # all, in parallel
-//! cargo test --release --test gpu_reliability -- --nocapture   # with the summary lines
+//! cargo test --release --test gpu_reliability -- --ignored               # all, in parallel
+//! cargo test --release --test gpu_reliability -- --ignored --nocapture   # with the summary lines
 //! ```
 //!
 //! Every run draws fresh random inputs; the seed is printed once
@@ -28,22 +29,22 @@ mod common;
 use std::sync::{Arc, Barrier};
 use std::time::Instant;
 
-use cudarc::driver::{CudaSlice, CudaStream, DevicePtr, DevicePtrMut};
-use half::bf16;
+use pagedattn::cudarc::driver::{CudaSlice, CudaStream, CudaViewMut, DevicePtr, DevicePtrMut};
+use pagedattn::half::bf16;
 use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use rand_distr::{Distribution, StandardNormal};
 
 use pagedattn::backend::cpu;
-use pagedattn::backend::cuda::{CudaBackend, DeviceBuffers, DeviceProblem, PagedPrefill};
 use pagedattn::check::{compare, CheckReport, ATOL, RTOL};
-use pagedattn::generate::{self, random_batch, BatchSpec};
 use pagedattn::problem::{
     default_sm_scale, sequences, Dims, HostProblem, Output, HEAD_DIM, NUM_KV_HEADS, NUM_QO_HEADS,
 };
-use pagedattn::workload::Workload;
 use pagedattn::Error;
+use pagedattn::{CudaBackend, DeviceBuffers, DeviceProblem, PagedPrefill, Workspace};
+use pagedattn_cli::generate::{self, random_batch, BatchSpec};
+use pagedattn_cli::workload::Workload;
 
 // ---------------------------------------------------------------- harness
 
@@ -146,8 +147,10 @@ fn poison<T, B: DevicePtrMut<T>>(stream: &CudaStream, buf: &mut B) {
     }
     let (ptr, _g) = buf.device_ptr_mut(stream);
     // SAFETY: `bytes` bytes at `ptr` belong to `buf`.
-    unsafe { cudarc::driver::result::memset_d8_async(ptr, 0xff, bytes, stream.cu_stream()) }
-        .expect("memset");
+    unsafe {
+        pagedattn::cudarc::driver::result::memset_d8_async(ptr, 0xff, bytes, stream.cu_stream())
+    }
+    .expect("memset");
 }
 
 /// The fast kernel's and the reference kernel's outputs on the same device
@@ -167,12 +170,12 @@ fn fast_and_reference(
 ) -> Result<Both, Error> {
     bufs.poison(stream)?;
     let t = Instant::now();
-    bufs.with_views(|v, out, lse| b.kernel().launch_checked(stream, v, out, lse))?;
+    bufs.with_views(|v, out, lse, ws| b.kernel().launch_checked(stream, v, out, lse, ws))?;
     let fast_s = t.elapsed().as_secs_f64();
     let fast = bufs.download(stream)?;
     bufs.poison(stream)?;
     let t = Instant::now();
-    bufs.with_views(|v, out, lse| b.kernel().launch_reference(stream, v, out, lse))?;
+    bufs.with_views(|v, out, lse, _| b.kernel().launch_reference(stream, v, out, lse))?;
     stream.synchronize()?;
     let reference_s = t.elapsed().as_secs_f64();
     let reference = bufs.download(stream)?;
@@ -196,28 +199,31 @@ fn download(
 }
 
 /// Like [`fast_and_reference`] on hand-made device buffers.
-fn fast_and_reference_raw<Q, KV, I>(
+fn fast_and_reference_raw(
     b: &CudaBackend,
     stream: &Arc<CudaStream>,
-    p: &DeviceProblem<'_, Q, KV, I>,
+    p: &DeviceProblem<'_>,
     out: &mut CudaSlice<bf16>,
     lse: &mut CudaSlice<f32>,
-) -> Result<Both, Error>
-where
-    Q: DevicePtr<bf16>,
-    KV: DevicePtr<bf16>,
-    I: DevicePtr<i32>,
-{
+) -> Result<Both, Error> {
+    let mut ws = b.kernel().workspace(stream)?;
     poison(stream, out);
     poison(stream, lse);
     let t = Instant::now();
-    b.kernel().launch_checked(stream, p, out, lse)?;
+    b.kernel().launch_checked(
+        stream,
+        p,
+        &mut out.as_view_mut(),
+        &mut lse.as_view_mut(),
+        &mut ws,
+    )?;
     let fast_s = t.elapsed().as_secs_f64();
     let fast = download(stream, out, lse)?;
     poison(stream, out);
     poison(stream, lse);
     let t = Instant::now();
-    b.kernel().launch_reference(stream, p, out, lse)?;
+    b.kernel()
+        .launch_reference(stream, p, &mut out.as_view_mut(), &mut lse.as_view_mut())?;
     stream.synchronize()?;
     let reference_s = t.elapsed().as_secs_f64();
     let reference = download(stream, out, lse)?;
@@ -269,8 +275,9 @@ fn assert_lse_pattern(name: &str, got: &Output, visible: &[usize]) {
 /// the byte offsets 2^31 and 2^32; any 32-bit truncation of a page offset
 /// lands on another page (zero or different data) and fails the comparison.
 #[test]
+#[ignore = "needs a Hopper GPU (run with --ignored on the GPU machine)"]
 fn scale_kv_cache_over_4gib() {
-    let b = gpu_or_skip!("scale_kv_cache_over_4gib");
+    let b = gpu!("scale_kv_cache_over_4gib");
     let t0 = Instant::now();
     let seed = sub_seed(run_seed(), 1);
     const NUM_PAGES: usize = 4_300_000;
@@ -354,14 +361,16 @@ fn scale_kv_cache_over_4gib() {
     let idx = stream.clone_htod(&w.kv_indices).unwrap();
     let mut out = stream.alloc_zeros::<bf16>(dims.q_elems()).unwrap();
     let mut lse = stream.alloc_zeros::<f32>(dims.lse_elems()).unwrap();
+    let (qv, kc, vc) = (q.as_view(), k.as_view(), v.as_view());
+    let (qov, kvpv, idxv) = (qo.as_view(), kvp.as_view(), idx.as_view());
     let p = DeviceProblem {
         dims,
-        q: &q,
-        k_cache: &k,
-        v_cache: &v,
-        qo_indptr: &qo,
-        kv_indptr: &kvp,
-        kv_indices: &idx,
+        q: &qv,
+        k_cache: &kc,
+        v_cache: &vc,
+        qo_indptr: &qov,
+        kv_indptr: &kvpv,
+        kv_indices: &idxv,
         sm_scale: w.sm_scale,
     };
     let r = fast_and_reference_raw(b, &stream, &p, &mut out, &mut lse)
@@ -387,8 +396,9 @@ fn scale_kv_cache_over_4gib() {
 /// total_q = 131072: 32 sequences of 2048 tokens and 128 of 512 tokens
 /// behind a 256-key cached prefix, in shuffled order, pages shuffled.
 #[test]
+#[ignore = "needs a Hopper GPU (run with --ignored on the GPU machine)"]
 fn scale_total_q_131072() {
-    let b = gpu_or_skip!("scale_total_q_131072");
+    let b = gpu!("scale_total_q_131072");
     let t0 = Instant::now();
     let seed = sub_seed(run_seed(), 2);
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
@@ -415,7 +425,8 @@ fn scale_total_q_131072() {
     let host_s = t0.elapsed().as_secs_f64();
 
     let stream = own_stream(b);
-    let mut bufs = DeviceBuffers::upload(&stream, &host_problem(&w, &q, &k, &v)).unwrap();
+    let mut bufs =
+        DeviceBuffers::upload(b.kernel(), &stream, &host_problem(&w, &q, &k, &v)).unwrap();
     let r =
         fast_and_reference(b, &stream, &mut bufs).unwrap_or_else(|e| panic!("total_q 131072: {e}"));
     let rep = assert_close("total_q 131072", &r.fast, &r.reference);
@@ -440,8 +451,9 @@ fn scale_total_q_131072() {
 /// 4096 sequences of 0..64 queries (prefixes up to 64 keys, kv_len below
 /// q_len, empty sequences, shared and repeated pages).
 #[test]
+#[ignore = "needs a Hopper GPU (run with --ignored on the GPU machine)"]
 fn scale_batch_4096_sequences() {
-    let b = gpu_or_skip!("scale_batch_4096_sequences");
+    let b = gpu!("scale_batch_4096_sequences");
     let t0 = Instant::now();
     let seed = sub_seed(run_seed(), 3);
     let spec = BatchSpec {
@@ -471,7 +483,8 @@ fn scale_batch_4096_sequences() {
     let v = tiled_normal(d.kv_elems(), sub_seed(seed, 3));
 
     let stream = own_stream(b);
-    let mut bufs = DeviceBuffers::upload(&stream, &host_problem(&w, &q, &k, &v)).unwrap();
+    let mut bufs =
+        DeviceBuffers::upload(b.kernel(), &stream, &host_problem(&w, &q, &k, &v)).unwrap();
     let r = fast_and_reference(b, &stream, &mut bufs)
         .unwrap_or_else(|e| panic!("4096 sequences ({}): {e}", w.name));
     let name = format!("4096 sequences ({})", w.name);
@@ -532,8 +545,9 @@ fn bitwise_equal(a: &Output, b: &Output) -> bool {
 /// never made the context current (the threads above bind it first, since
 /// `DeviceBuffers::poison` does not): `Ok` and the same result.
 #[test]
+#[ignore = "needs a Hopper GPU (run with --ignored on the GPU machine)"]
 fn two_streams_concurrently() {
-    let b = gpu_or_skip!("two_streams_concurrently");
+    let b = gpu!("two_streams_concurrently");
     let t0 = Instant::now();
     let seed = sub_seed(run_seed(), 4);
     const REPS: usize = 20;
@@ -561,8 +575,8 @@ fn two_streams_concurrently() {
     );
     let (i1, i2) = (w1.inputs(sub_seed(seed, 3)), w2.inputs(sub_seed(seed, 4)));
     let (s1, s2) = (own_stream(b), own_stream(b));
-    let mut b1 = DeviceBuffers::upload(&s1, &i1.problem()).unwrap();
-    let mut b2 = DeviceBuffers::upload(&s2, &i2.problem()).unwrap();
+    let mut b1 = DeviceBuffers::upload(b.kernel(), &s1, &i1.problem()).unwrap();
+    let mut b2 = DeviceBuffers::upload(b.kernel(), &s2, &i2.problem()).unwrap();
     let alone1 = fast_and_reference(b, &s1, &mut b1).expect("problem 1 alone");
     let alone2 = fast_and_reference(b, &s2, &mut b2).expect("problem 2 alone");
     assert_close(
@@ -583,7 +597,7 @@ fn two_streams_concurrently() {
         bufs.poison(s)?;
         start.wait();
         for _ in 0..REPS {
-            bufs.with_views(|v, out, lse| kernel.launch(s, v, out, lse))?;
+            bufs.with_views(|v, out, lse, ws| kernel.launch(s, v, out, lse, ws))?;
         }
         s.synchronize()?;
         bufs.download(s)
@@ -596,7 +610,7 @@ fn two_streams_concurrently() {
     let c1 = c1.expect("thread 1 panicked").expect("stream 1 launches");
     let c2 = c2.expect("thread 2 panicked").expect("stream 2 launches");
     kernel
-        .take_device_errors(&s1)
+        .take_device_errors(&s1, &mut b1.workspace)
         .expect("no device error flag after the concurrent launches");
     assert!(
         bitwise_equal(&c1, &alone1.fast),
@@ -622,8 +636,8 @@ fn two_streams_concurrently() {
     // only: PagedPrefill (Send + Sync) must not need the caller to bind it.
     let fresh = std::thread::scope(|sc| {
         sc.spawn(|| -> Result<(), Error> {
-            b1.with_views(|v, out, lse| kernel.launch_checked(&s1, v, out, lse))?;
-            kernel.take_device_errors(&s1)
+            b1.with_views(|v, out, lse, ws| kernel.launch_checked(&s1, v, out, lse, ws))?;
+            kernel.take_device_errors(&s1, &mut b1.workspace)
         })
         .join()
     });
@@ -693,8 +707,9 @@ fn fuzz_spec(s: u64) -> BatchSpec {
 /// `inputs(s_i)`, `s_i = sub_seed(base, 0x5000_0000 + i)`; a failure names
 /// `i`, `s_i` and the command that replays that batch alone.
 #[test]
+#[ignore = "needs a Hopper GPU (run with --ignored on the GPU machine)"]
 fn fuzz_1000_batches() {
-    let b = gpu_or_skip!("fuzz_1000_batches");
+    let b = gpu!("fuzz_1000_batches");
     let t0 = Instant::now();
     let base = run_seed();
     let n = env_u64("PAGEDATTN_FUZZ_BATCHES").unwrap_or(1000);
@@ -715,7 +730,7 @@ fn fuzz_1000_batches() {
             i + 1
         );
         let inputs = w.inputs(s);
-        let mut bufs = DeviceBuffers::upload(&stream, &inputs.problem())
+        let mut bufs = DeviceBuffers::upload(b.kernel(), &stream, &inputs.problem())
             .unwrap_or_else(|e| panic!("{replay}: upload: {e}"));
         let r =
             fast_and_reference(b, &stream, &mut bufs).unwrap_or_else(|e| panic!("{replay}: {e}"));
@@ -743,8 +758,9 @@ fn fuzz_1000_batches() {
 /// the rows that see a key, within the SPEC.md bound of the reference; for the
 /// zero and tiny scales, lse also within the bound of log2(visible keys).
 #[test]
+#[ignore = "needs a Hopper GPU (run with --ignored on the GPU machine)"]
 fn huge_logits_and_scales() {
-    let b = gpu_or_skip!("huge_logits_and_scales");
+    let b = gpu!("huge_logits_and_scales");
     let t0 = Instant::now();
     let seed = sub_seed(run_seed(), 6);
     let spec = BatchSpec {
@@ -784,7 +800,7 @@ fn huge_logits_and_scales() {
             (&inputs.q, &inputs.k_cache)
         };
         let p = host_problem(&w, q, k, &inputs.v_cache);
-        let mut bufs = DeviceBuffers::upload(&stream, &p).unwrap();
+        let mut bufs = DeviceBuffers::upload(b.kernel(), &stream, &p).unwrap();
         let name = format!("{label} ({}, seed {seed})", w.name);
         let r = fast_and_reference(b, &stream, &mut bufs).unwrap_or_else(|e| panic!("{name}: {e}"));
         assert_lse_pattern(&name, &r.fast, &visible);
@@ -868,8 +884,9 @@ fn compare_nonfinite(got: &Output, cpu: &Output, tolerated: &dyn Fn(usize) -> bo
 /// first two together; NaN and Inf in every page nobody references (nothing
 /// may change).
 #[test]
+#[ignore = "needs a Hopper GPU (run with --ignored on the GPU machine)"]
 fn nan_inf_inputs_propagate_like_cpu() {
-    let b = gpu_or_skip!("nan_inf_inputs_propagate_like_cpu");
+    let b = gpu!("nan_inf_inputs_propagate_like_cpu");
     let t0 = Instant::now();
     let seed = sub_seed(run_seed(), 7);
     const ROW: usize = NUM_KV_HEADS * HEAD_DIM;
@@ -951,9 +968,9 @@ fn nan_inf_inputs_propagate_like_cpu() {
         let cpu_inf = c.out.iter().filter(|x| x.is_infinite()).count();
         assert_eq!(cpu_nan > 0, *want_nan, "{label}: CPU has {cpu_nan} NaN");
         assert_eq!(cpu_inf > 0, *want_inf, "{label}: CPU has {cpu_inf} inf");
-        let mut bufs = DeviceBuffers::upload(&stream, &p).unwrap();
+        let mut bufs = DeviceBuffers::upload(b.kernel(), &stream, &p).unwrap();
         bufs.poison(&stream).unwrap();
-        bufs.with_views(|dv, out, lse| b.kernel().launch_checked(&stream, dv, out, lse))
+        bufs.with_views(|dv, out, lse, ws| b.kernel().launch_checked(&stream, dv, out, lse, ws))
             .unwrap_or_else(|e| panic!("{label}: {e}"));
         let got = bufs.download(&stream).unwrap();
         // The GPU multiplies whole key blocks: an inf in a v row meets the
@@ -1023,23 +1040,17 @@ fn ptr_of<T, B: DevicePtr<T>>(buf: &B, stream: &CudaStream) -> u64 {
 }
 
 /// `launch`, `launch_checked` and `launch_reference` on the same call.
-fn launch_all<Q, KV, I, O, L>(
+fn launch_all(
     k: &PagedPrefill,
     s: &Arc<CudaStream>,
-    p: &DeviceProblem<'_, Q, KV, I>,
-    out: &mut O,
-    lse: &mut L,
-) -> [Result<(), Error>; 3]
-where
-    Q: DevicePtr<bf16>,
-    KV: DevicePtr<bf16>,
-    I: DevicePtr<i32>,
-    O: DevicePtrMut<bf16>,
-    L: DevicePtrMut<f32>,
-{
+    p: &DeviceProblem<'_>,
+    out: &mut CudaViewMut<'_, bf16>,
+    lse: &mut CudaViewMut<'_, f32>,
+    ws: &mut Workspace,
+) -> [Result<(), Error>; 3] {
     [
-        k.launch(s, p, out, lse),
-        k.launch_checked(s, p, out, lse),
+        k.launch(s, p, out, lse, ws),
+        k.launch_checked(s, p, out, lse, ws),
         k.launch_reference(s, p, out, lse),
     ]
 }
@@ -1070,8 +1081,9 @@ fn all_poison(o: &Output) -> bool {
 /// two look-alikes are accepted and computed correctly: views that are
 /// offset but aligned, and an output that touches `q` without overlapping.
 #[test]
+#[ignore = "needs a Hopper GPU (run with --ignored on the GPU machine)"]
 fn output_aliasing_and_misalignment_refused() {
-    let b = gpu_or_skip!("output_aliasing_and_misalignment_refused");
+    let b = gpu!("output_aliasing_and_misalignment_refused");
     let t0 = Instant::now();
     let seed = sub_seed(run_seed(), 8);
     // 3 sequences of 21, 22, 43 tokens (86 pages).
@@ -1098,7 +1110,8 @@ fn output_aliasing_and_misalignment_refused() {
     );
     let s = own_stream(b);
     let k = b.kernel();
-    let bufs = DeviceBuffers::upload(&s, &hp).unwrap();
+    let bufs = DeviceBuffers::upload(k, &s, &hp).unwrap();
+    let mut ws = k.workspace(&s).unwrap();
     // Larger allocations to cut offset and longer views from.
     let mut big_q = s.alloc_zeros::<bf16>(2 * nq + 64).unwrap();
     s.memcpy_dtod(&bufs.q, &mut big_q.slice_mut(0..nq)).unwrap();
@@ -1144,7 +1157,7 @@ fn output_aliasing_and_misalignment_refused() {
     // output views are made per call from the poisoned `out_big`/`lse_big`.
     macro_rules! refuse {
         ($label:expr, $p:expr, $out:expr, $lse:expr, $pat:pat $(if $guard:expr)?) => {{
-            let r = launch_all(k, &s, $p, $out, $lse);
+            let r = launch_all(k, &s, $p, $out, $lse, &mut ws);
             expect_refused($label, r, |e| matches!(e, $pat $(if $guard)?));
             refused += 1;
         }};
@@ -1338,7 +1351,7 @@ fn output_aliasing_and_misalignment_refused() {
         "lse at +2 bytes",
         &base,
         out!(),
-        lse_m.get(),
+        &mut lse_m.get().as_view_mut(),
         Error::Misaligned {
             name: "lse",
             align: 4,
@@ -1351,7 +1364,7 @@ fn output_aliasing_and_misalignment_refused() {
     refuse!(
         "output == q",
         &base,
-        out_is_q.get(),
+        &mut out_is_q.get().as_view_mut(),
         lse!(),
         Error::Aliasing {
             a: "output",
@@ -1364,7 +1377,7 @@ fn output_aliasing_and_misalignment_refused() {
     refuse!(
         "output overlapping the end of q",
         &DeviceProblem { q: &qs, ..base },
-        out_tail.get(),
+        &mut out_tail.get().as_view_mut(),
         lse!(),
         Error::Aliasing {
             a: "output",
@@ -1381,7 +1394,7 @@ fn output_aliasing_and_misalignment_refused() {
             v_cache: &vs,
             ..base
         },
-        out_v.get(),
+        &mut out_v.get().as_view_mut(),
         lse!(),
         Error::Aliasing {
             a: "output",
@@ -1398,7 +1411,7 @@ fn output_aliasing_and_misalignment_refused() {
             ..base
         },
         out!(),
-        lse_idx.get(),
+        &mut lse_idx.get().as_view_mut(),
         Error::Aliasing {
             a: "lse",
             b: "kv_indices"
@@ -1411,7 +1424,7 @@ fn output_aliasing_and_misalignment_refused() {
         "lse inside output",
         &base,
         out!(),
-        lse_in_out.get(),
+        &mut lse_in_out.get().as_view_mut(),
         Error::Aliasing {
             a: "output",
             b: "lse"
@@ -1435,8 +1448,9 @@ fn output_aliasing_and_misalignment_refused() {
     k.launch_checked(
         &s,
         &DeviceProblem { q: &qs, ..base },
-        out_next.get(),
+        &mut out_next.get().as_view_mut(),
         lse!(),
+        &mut ws,
     )
     .expect("an output right after q (no overlap) is accepted");
     let got = Output {
@@ -1456,6 +1470,7 @@ fn output_aliasing_and_misalignment_refused() {
         &DeviceProblem { q: &q8, ..base },
         &mut out_big.slice_mut(8..8 + nq),
         &mut lse_big.slice_mut(1..1 + nl),
+        &mut ws,
     )
     .expect("views offset by 16 bytes (q, output) and 4 bytes (lse) are accepted");
     let got = Output {
@@ -1481,8 +1496,9 @@ fn output_aliasing_and_misalignment_refused() {
 /// zero-length output views at the start of poisoned buffers leave them
 /// untouched; the same through `DeviceBuffers`.
 #[test]
+#[ignore = "needs a Hopper GPU (run with --ignored on the GPU machine)"]
 fn empty_calls() {
-    let b = gpu_or_skip!("empty_calls");
+    let b = gpu!("empty_calls");
     let t0 = Instant::now();
     let seed = sub_seed(run_seed(), 9);
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
@@ -1515,14 +1531,14 @@ fn empty_calls() {
     let mut lse_c = s.alloc_zeros::<f32>(NUM_QO_HEADS * 64).unwrap();
     for w in &cases {
         let inputs = w.inputs(seed);
-        let mut bufs = DeviceBuffers::upload(&s, &inputs.problem()).unwrap();
+        let mut bufs = DeviceBuffers::upload(k, &s, &inputs.problem()).unwrap();
         poison(&s, &mut out_c);
         poison(&s, &mut lse_c);
         bufs.poison(&s).unwrap();
-        let results = bufs.with_views(|v, _, _| {
+        let results = bufs.with_views(|v, _, _, ws| {
             let mut o = out_c.slice_mut(0..0);
             let mut l = lse_c.slice_mut(0..0);
-            launch_all(k, &s, v, &mut o, &mut l)
+            launch_all(k, &s, v, &mut o, &mut l, ws)
         });
         for (mode, r) in ["launch", "launch_checked", "launch_reference"]
             .iter()
@@ -1530,9 +1546,9 @@ fn empty_calls() {
         {
             assert!(r.is_ok(), "{}: {mode} returned {r:?}", w.name);
         }
-        bufs.with_views(|v, out, lse| k.launch_checked(&s, v, out, lse))
+        bufs.with_views(|v, out, lse, ws| k.launch_checked(&s, v, out, lse, ws))
             .unwrap_or_else(|e| panic!("{}: DeviceBuffers launch_checked: {e}", w.name));
-        k.take_device_errors(&s)
+        k.take_device_errors(&s, &mut bufs.workspace)
             .unwrap_or_else(|e| panic!("{}: device error flag: {e}", w.name));
         let o = bufs.download(&s).unwrap();
         assert!(o.out.is_empty() && o.lse.is_empty(), "{}", w.name);

@@ -3,11 +3,11 @@
 //! here from SPEC.md) calls valid; (b) the CPU backend matches a naive fp64
 //! implementation (written here) on small random valid batches.
 
-use half::bf16;
 use pagedattn::backend::cpu;
 use pagedattn::check::compare;
-use pagedattn::generate::{random_batch, BatchSpec};
+use pagedattn::half::bf16;
 use pagedattn::problem::{validate, Dims, HostProblem, Output};
+use pagedattn_cli::generate::{random_batch, BatchSpec};
 use proptest::prelude::*;
 use std::f64::consts::LN_2;
 

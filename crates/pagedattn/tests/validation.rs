@@ -1,17 +1,15 @@
 //! One test per way a call can be refused on the host: each asserts the exact
 //! `Error` variant and the names it reports, through `problem::validate`, the
-//! CPU backend's `attention` and `attention_into`, and `CpuBackend::prepare`
+//! CPU backend's `attention` and `attention_into`, and `naive_attention`
 //! (which must all agree, and none of which may panic).
 
-use half::bf16;
-use pagedattn::backend::cpu::{self, CpuBackend};
-use pagedattn::backend::Backend;
-use pagedattn::problem::{validate, Dims};
-use pagedattn::workload::Inputs;
+use pagedattn::backend::cpu;
+use pagedattn::half::bf16;
+use pagedattn::problem::{validate, Dims, MAX_BUFFER_BYTES};
 use pagedattn::Error;
 
 /// An owned call.
-type Call = Inputs;
+type Call = pagedattn::OwnedProblem;
 
 /// A valid call: 2 sequences (q_len 2 and 3, kv_len 3 and 2), 4 pages, one
 /// page repeated.
@@ -57,10 +55,10 @@ impl Refused for Call {
             cpu::attention_into(&p, &mut out, &mut lse).expect_err("attention_into accepted"),
             "attention_into",
         );
-        match CpuBackend::new().prepare(&p) {
-            Ok(_) => panic!("prepare accepted"),
-            Err(other) => same(other, "prepare"),
-        }
+        same(
+            cpu::naive_attention(&p).expect_err("naive_attention accepted"),
+            "naive_attention",
+        );
         // The message names the problem (and is not empty).
         assert!(!e.to_string().is_empty());
         e
@@ -133,6 +131,57 @@ fn counts_beyond_int32_are_too_large() {
             }
         );
     }
+}
+
+/// The kernel numbers packed rows (token x query head of a group) in int32.
+#[test]
+fn packed_rows_beyond_int32_are_too_large() {
+    let mut c = valid();
+    c.dims.total_q = i32::MAX as usize / 6 + 1;
+    assert_eq!(
+        c.error(),
+        Error::TooLarge {
+            what: "packed query rows (total_q * 6)",
+            value: (i32::MAX as u128 / 6 + 1) * 6,
+            limit: i32::MAX as u128
+        }
+    );
+}
+
+/// Sizes whose buffers no machine can hold are refused before anything is
+/// allocated (a workload with 2e9 pages once aborted the process).
+#[test]
+fn buffers_beyond_the_byte_limit_are_too_large() {
+    let mut c = valid();
+    c.dims.num_pages = 2_000_000_000;
+    assert_eq!(
+        c.error(),
+        Error::TooLarge {
+            what: "k_cache bytes",
+            value: 2_000_000_000u128 * 512 * 2,
+            limit: MAX_BUFFER_BYTES as u128
+        }
+    );
+    // Just under the limit passes the size checks (and then fails on the
+    // buffer lengths, which is the next check).
+    let mut c = valid();
+    c.dims.num_pages = (MAX_BUFFER_BYTES / 1024) as usize;
+    assert!(matches!(
+        c.error(),
+        Error::BufferLength {
+            name: "k_cache",
+            ..
+        }
+    ));
+    let mut c = valid();
+    c.dims.total_q = 300_000_000; // 1.8 TB of q
+    assert!(matches!(
+        c.error(),
+        Error::TooLarge {
+            what: "q bytes",
+            ..
+        }
+    ));
 }
 
 // ---- buffer lengths -------------------------------------------------------

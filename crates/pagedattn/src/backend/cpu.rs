@@ -318,7 +318,15 @@ pub fn naive_attention(p: &HostProblem<'_>) -> Result<Output> {
     let mut out = vec![bf16::ZERO; p.dims.q_elems()];
     let mut lse = vec![f32::NEG_INFINITY; p.dims.lse_elems()];
     // The sequence of every query token.
-    let mut seq_of = vec![Seq { q_start: 0, q_len: 0, kv_start: 0, kv_len: 0 }; p.dims.total_q];
+    let mut seq_of = vec![
+        Seq {
+            q_start: 0,
+            q_len: 0,
+            kv_start: 0,
+            kv_len: 0
+        };
+        p.dims.total_q
+    ];
     for s in sequences(p.qo_indptr, p.kv_indptr) {
         seq_of[s.q_start..s.q_start + s.q_len].fill(s);
     }
@@ -337,7 +345,9 @@ pub fn naive_attention(p: &HostProblem<'_>) -> Result<Output> {
                     }
                     let g = h / GROUP_SIZE;
                     let q = &p.q[(t * NUM_QO_HEADS + h) * HEAD_DIM..][..HEAD_DIM];
-                    let kv_row = |j: usize| (p.kv_indices[s.kv_start + j] as usize * NUM_KV_HEADS + g) * HEAD_DIM;
+                    let kv_row = |j: usize| {
+                        (p.kv_indices[s.kv_start + j] as usize * NUM_KV_HEADS + g) * HEAD_DIM
+                    };
                     scores.clear();
                     scores.extend((0..n).map(|j| {
                         let k = &p.k_cache[kv_row(j)..][..HEAD_DIM];
