@@ -1,5 +1,6 @@
 //! Records the commit the binary is built from (`PAGEDATTN_BUILD_COMMIT`),
-//! for reports made on machines without the git tree. Writes nothing.
+//! for reports made on machines without the git tree: the variable's value
+//! when the build's environment sets it, else `git` here. Writes nothing.
 use std::process::Command;
 
 fn git(args: &[&str]) -> Option<String> {
@@ -11,6 +12,10 @@ fn git(args: &[&str]) -> Option<String> {
 
 fn main() {
     println!("cargo:rerun-if-env-changed=PAGEDATTN_BUILD_COMMIT");
+    println!("cargo:rerun-if-changed=../pagedattn/kernels");
+    if std::env::var_os("PAGEDATTN_BUILD_COMMIT").is_some_and(|c| !c.is_empty()) {
+        return; // rustc sees the environment's value
+    }
     if let Some(commit) = git(&["rev-parse", "--short=12", "HEAD"]) {
         // Uncommitted kernel sources make the commit name a lie: say so.
         let dirty = git(&["status", "--porcelain", "--", "../pagedattn/kernels"])
@@ -26,5 +31,4 @@ fn main() {
             }
         }
     }
-    println!("cargo:rerun-if-changed=../pagedattn/kernels");
 }

@@ -1,6 +1,7 @@
-//! GPU tests of the CUDA backend. They need a Hopper GPU; elsewhere each test
-//! prints that it was skipped and returns. Build with `cargo test --no-run`
-//! and run the binary on the GPU machine (see README).
+//! GPU tests of the CUDA backend. They need a Hopper GPU and are `#[ignore]`d,
+//! so that `cargo test` elsewhere reports them as ignored; on the GPU machine
+//! run them with `cargo test --release -p pagedattn --test gpu -- --ignored`,
+//! or the binary from `scripts/dist.sh` with `--ignored` (docs/DEVELOPING.md).
 //!
 //! Every run draws fresh random inputs (the seed is printed so a failure can
 //! be replayed with PAGEDATTN_TEST_SEED=<seed>); outputs are poisoned with NaN

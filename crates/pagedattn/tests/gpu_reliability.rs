@@ -724,7 +724,7 @@ fn fuzz_1000_batches() {
         let replay = format!(
             "fuzz batch {i} (batch seed {s}, {} seqs, {} tokens, {spec:?}); replay it alone with \
              PAGEDATTN_TEST_SEED={base} PAGEDATTN_FUZZ_FROM={i} PAGEDATTN_FUZZ_BATCHES={} \
-             cargo test --release --test gpu_reliability fuzz_1000_batches",
+             cargo test --release --test gpu_reliability fuzz_1000_batches -- --ignored",
             w.batch(),
             w.total_q,
             i + 1
