@@ -7,7 +7,7 @@
 //! - [`backend`]: the CPU and CUDA backends behind one trait, with their
 //!   timing protocols (CUDA: events around a graph replay, L2 flushed) and
 //!   references;
-//! - [`bench`]: the driver (check, time, floor, [`bench::BenchReport`]).
+//! - [`bench`](mod@bench): the driver (check, time, floor, [`bench::BenchReport`]).
 //!
 //! Everything here drives the library's public API (`pagedattn::PagedPrefill`
 //! and friends); nothing reaches into it.

@@ -309,24 +309,34 @@ fn axpy(y: &mut [f32], w: f32, x: &[f32]) {
 /// Queries per parallel unit of [`naive_attention`].
 const NAIVE_TOKENS: usize = 16;
 
-/// The operation written out as SPEC.md states it, one (token, query head)
-/// row at a time in f64: no gathering, no tiling, no blocking. Slow (about
-/// 50x [`attention`]); it exists to check the fast paths independently on
-/// small calls. Validates `p` first.
+/// One K or V row of one kv head, widened to f64.
+fn row_f64(cache: &[bf16], page: i32, g: usize) -> [f64; HEAD_DIM] {
+    let src = &cache[(page as usize * NUM_KV_HEADS + g) * HEAD_DIM..][..HEAD_DIM];
+    let mut r = [0f64; HEAD_DIM];
+    for (d, s) in r.iter_mut().zip(src) {
+        *d = s.to_f64();
+    }
+    r
+}
+
+/// The operation written out as SPEC.md states it, one query token at a
+/// time, in f64: scores over the keys it sees (each key row read through its
+/// page id, no gathering, no tiling), a max-subtracted softmax, the weighted
+/// sum of the values, one rounding to bf16. Slower than [`attention`]
+/// (several times); it exists to check the fast paths independently on small
+/// calls. Validates `p` first.
 pub fn naive_attention(p: &HostProblem<'_>) -> Result<Output> {
     validate(p)?;
     let mut out = vec![bf16::ZERO; p.dims.q_elems()];
     let mut lse = vec![f32::NEG_INFINITY; p.dims.lse_elems()];
     // The sequence of every query token.
-    let mut seq_of = vec![
-        Seq {
-            q_start: 0,
-            q_len: 0,
-            kv_start: 0,
-            kv_len: 0
-        };
-        p.dims.total_q
-    ];
+    let none = Seq {
+        q_start: 0,
+        q_len: 0,
+        kv_start: 0,
+        kv_len: 0,
+    };
+    let mut seq_of = vec![none; p.dims.total_q];
     for s in sequences(p.qo_indptr, p.kv_indptr) {
         seq_of[s.q_start..s.q_start + s.q_len].fill(s);
     }
@@ -334,37 +344,71 @@ pub fn naive_attention(p: &HostProblem<'_>) -> Result<Output> {
         .zip(lse.par_chunks_mut(NAIVE_TOKENS * NUM_QO_HEADS))
         .enumerate()
         .for_each(|(c, (out, lse))| {
-            let mut scores = Vec::new();
+            // Scores of the 6 query heads of one kv head: [6][n].
+            let mut scores: Vec<f64> = Vec::new();
             for (i, lse) in lse.chunks_mut(NUM_QO_HEADS).enumerate() {
                 let t = c * NAIVE_TOKENS + i;
                 let s = seq_of[t];
                 let n = s.visible(t - s.q_start);
-                for (h, lse) in lse.iter_mut().enumerate() {
-                    if n == 0 {
-                        continue; // 0 and -inf
-                    }
-                    let g = h / GROUP_SIZE;
-                    let q = &p.q[(t * NUM_QO_HEADS + h) * HEAD_DIM..][..HEAD_DIM];
-                    let kv_row = |j: usize| {
-                        (p.kv_indices[s.kv_start + j] as usize * NUM_KV_HEADS + g) * HEAD_DIM
-                    };
+                if n == 0 {
+                    continue; // 0 and -inf
+                }
+                let page = |j: usize| p.kv_indices[s.kv_start + j];
+                for g in 0..NUM_KV_HEADS {
+                    let heads = g * GROUP_SIZE..(g + 1) * GROUP_SIZE;
+                    let q: Vec<[f64; HEAD_DIM]> = heads
+                        .clone()
+                        .map(|h| {
+                            let mut r = [0f64; HEAD_DIM];
+                            let src = &p.q[(t * NUM_QO_HEADS + h) * HEAD_DIM..][..HEAD_DIM];
+                            for (d, s) in r.iter_mut().zip(src) {
+                                *d = s.to_f64();
+                            }
+                            r
+                        })
+                        .collect();
+                    // s_j = sm_scale * dot(q, k_j)
                     scores.clear();
-                    scores.extend((0..n).map(|j| {
-                        let k = &p.k_cache[kv_row(j)..][..HEAD_DIM];
-                        let dot: f64 = q.iter().zip(k).map(|(a, b)| a.to_f64() * b.to_f64()).sum();
-                        p.sm_scale as f64 * dot
-                    }));
-                    let m = scores.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-                    let z: f64 = scores.iter().map(|x| (x - m).exp()).sum();
-                    *lse = ((m + z.ln()) / std::f64::consts::LN_2) as f32;
-                    let o = &mut out[(i * NUM_QO_HEADS + h) * HEAD_DIM..][..HEAD_DIM];
-                    for (d, o) in o.iter_mut().enumerate() {
-                        let acc: f64 = scores
-                            .iter()
-                            .enumerate()
-                            .map(|(j, x)| (x - m).exp() / z * p.v_cache[kv_row(j) + d].to_f64())
-                            .sum();
-                        *o = bf16::from_f64(acc);
+                    scores.resize(GROUP_SIZE * n, 0.0);
+                    for j in 0..n {
+                        let k = row_f64(p.k_cache, page(j), g);
+                        for (hq, q) in q.iter().enumerate() {
+                            // Eight running sums so that the adds do not
+                            // queue (the order does not matter in f64 here).
+                            let mut dot = [0f64; 8];
+                            for (q, k) in q.chunks_exact(8).zip(k.chunks_exact(8)) {
+                                for l in 0..8 {
+                                    dot[l] += q[l] * k[l];
+                                }
+                            }
+                            scores[hq * n + j] = p.sm_scale as f64 * dot.iter().sum::<f64>();
+                        }
+                    }
+                    // lse = log2(sum_j exp(s_j)), weights exp(s_j - ln2 * lse).
+                    let mut acc = [[0f64; HEAD_DIM]; GROUP_SIZE];
+                    for (hq, row) in scores.chunks_mut(n).enumerate() {
+                        let m = row.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+                        let z: f64 = row.iter().map(|x| (x - m).exp()).sum();
+                        lse[g * GROUP_SIZE + hq] = ((m + z.ln()) / std::f64::consts::LN_2) as f32;
+                        for x in row.iter_mut() {
+                            *x = (*x - m).exp() / z;
+                        }
+                    }
+                    // out = sum_j w_j * v_j
+                    for j in 0..n {
+                        let v = row_f64(p.v_cache, page(j), g);
+                        for (hq, acc) in acc.iter_mut().enumerate() {
+                            let w = scores[hq * n + j];
+                            for (a, v) in acc.iter_mut().zip(&v) {
+                                *a += w * v;
+                            }
+                        }
+                    }
+                    for (hq, h) in heads.enumerate() {
+                        let o = &mut out[(i * NUM_QO_HEADS + h) * HEAD_DIM..][..HEAD_DIM];
+                        for (o, a) in o.iter_mut().zip(acc[hq]) {
+                            *o = bf16::from_f64(a);
+                        }
                     }
                 }
             }
