@@ -42,11 +42,10 @@
 //! found on the device.
 //!
 //! ```no_run
-//! use pagedattn::cudarc::driver::CudaContext;
 //! use pagedattn::{half::bf16, DeviceProblem, Dims, PagedPrefill};
 //!
 //! let dims = Dims::new(3, 3, 1, 3);
-//! let ctx = CudaContext::new(0)?; // panics without a driver: see CudaBackend::new
+//! let ctx = pagedattn::backend::cuda::open_device()?; // Error::NoDevice without a GPU, no panic
 //! let stream = ctx.default_stream();
 //! let attn = PagedPrefill::new(&ctx)?;
 //! let mut ws = attn.workspace(&stream)?; // one per stream

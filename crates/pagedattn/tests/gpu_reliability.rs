@@ -1487,6 +1487,34 @@ fn output_aliasing_and_misalignment_refused() {
     );
 }
 
+/// A call larger than the device's free memory is refused by
+/// `DeviceBuffers` with a typed error before anything is allocated (sizes
+/// checked without host buffers: 900M pages, 0.9 TB per cache).
+#[test]
+#[ignore = "needs a Hopper GPU (run with --ignored on the GPU machine)"]
+fn device_memory_refused_before_allocating() {
+    let b = gpu!("device_memory_refused_before_allocating");
+    let s = own_stream(b);
+    let (free_before, _) = b.kernel().context().mem_get_info().unwrap();
+    let huge = Dims::new(1, 900_000_000, 1, 1);
+    match DeviceBuffers::check_fits(b.kernel(), &s, &huge) {
+        Err(Error::InsufficientMemory {
+            what: "device",
+            needed,
+            available,
+        }) => assert!(needed > available, "{needed} vs {available}"),
+        other => panic!("expected InsufficientMemory, got {other:?}"),
+    }
+    let (free_after, _) = b.kernel().context().mem_get_info().unwrap();
+    assert!(
+        free_after + (64 << 20) >= free_before,
+        "something was allocated"
+    );
+    DeviceBuffers::check_fits(b.kernel(), &s, &Dims::new(100, 100, 1, 100))
+        .expect("a small call fits");
+    println!("device_memory_refused_before_allocating: ok");
+}
+
 // ---------------------------------------------------------------- 9. empty calls
 
 /// Calls with nothing to compute: batch 0 (with and without pages), total_q 0

@@ -245,15 +245,7 @@ impl DeviceBuffers {
         p: &HostProblem<'_>,
     ) -> Result<Self> {
         p.check_shapes()?;
-        let needed = p.dims.input_bytes() + p.dims.output_bytes() + attn.workspace_bytes();
-        let (free, _total) = stream.context().mem_get_info()?;
-        if needed > free as u64 {
-            return Err(Error::InsufficientMemory {
-                what: "device",
-                needed,
-                available: free as u64,
-            });
-        }
+        Self::check_fits(attn, stream, &p.dims)?;
         Ok(DeviceBuffers {
             inputs: Problem {
                 dims: p.dims,
@@ -269,6 +261,27 @@ impl DeviceBuffers {
             lse: stream.alloc_zeros::<f32>(p.dims.lse_elems().max(1))?,
             workspace: attn.workspace(stream)?,
         })
+    }
+
+    /// Whether the buffers of a call of these sizes (inputs, outputs and a
+    /// workspace) fit in the device's free memory:
+    /// [`Error::InsufficientMemory`] if not. Allocates nothing.
+    pub fn check_fits(
+        attn: &PagedPrefill,
+        stream: &Arc<CudaStream>,
+        dims: &crate::problem::Dims,
+    ) -> Result<()> {
+        dims.check()?;
+        let needed = dims.input_bytes() + dims.output_bytes() + attn.workspace_bytes();
+        let (free, _total) = stream.context().mem_get_info()?;
+        if needed > free as u64 {
+            return Err(Error::InsufficientMemory {
+                what: "device",
+                needed,
+                available: free as u64,
+            });
+        }
+        Ok(())
     }
 
     /// Runs `f` with the input views, mutable output views and the
