@@ -1,8 +1,13 @@
 #!/usr/bin/env bash
 # Runs on a Hopper GPU machine from the repo root, over binaries built
 # elsewhere (scripts/dist.sh puts them in dist/). Steps are picked by name:
-#   bash scripts/device-run.sh tests reliability bench bench-m64 bench-m128 checked \
+#   bash scripts/device-run.sh tests reliability example bench bench-m64 bench-m128 checked \
 #       sanitize sanitize-generated ncu ncu-rows peer pack
+# The GPU tests are #[ignore]d in the test binaries (so that `cargo test`
+# without a GPU reports them as ignored): these steps run them with --ignored.
+# Kernel options go to the CLI as flags (--tile, --split, --attention-cubin,
+# --one-cta-per-unit); the test binaries read PAGEDATTN_TILE, PAGEDATTN_SPLIT,
+# PAGEDATTN_ATTENTION_CUBIN and PAGEDATTN_PERSISTENT from the environment.
 # Logs and JSON land in $OUT (default /tmp/out); a short summary prints last.
 set -uo pipefail
 OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"
@@ -14,14 +19,17 @@ export PATH
 summary=()
 step() { echo; echo "=== $* ($(date +%T))"; }
 SANITIZER_TOOLS=${SANITIZERS:-memcheck racecheck synccheck initcheck}
+# cubin_args CUBIN: the CLI flag that loads a variant cubin ("" for the embedded one).
+cubin_args() { [ -n "$1" ] && printf '%s\n' --attention-cubin "$1"; true; }
 # sanitize_one TOOL LABEL LOGNAME CUBIN CHECK-ARGS...: one compute-sanitizer run
 # of `pagedattn check` (CUBIN: a variant cubin, or "" for the embedded one);
 # the log stays in $OUT, the first reports and the summary line print.
 sanitize_one() {
   local tool=$1 label=$2 log="$OUT/$3.log" cubin=$4; shift 4
   step "compute-sanitizer $tool ($label)"
-  PAGEDATTN_ATTENTION_CUBIN="$cubin" timeout ${SAN_TIMEOUT:-300} compute-sanitizer --tool "$tool" --error-exitcode 9 \
-    "$D/pagedattn" check --backend cuda --cpu-ref-max-pairs 0 "$@" > "$log" 2>&1
+  mapfile -t ca < <(cubin_args "$cubin")
+  timeout ${SAN_TIMEOUT:-300} compute-sanitizer --tool "$tool" --error-exitcode 9 \
+    "$D/pagedattn" check --backend cuda --cpu-ref-max-pairs 0 "${ca[@]}" "$@" > "$log" 2>&1
   local rc=$?; tail -2 "$log"
   grep -m 12 -E "Race reported|Error:|Hazard|in .*\.cu:" "$log" | cut -c1-220
   summary+=("sanitizer $tool ($label) rc=$rc: $(grep -E 'SUMMARY' "$log" | tail -1)")
@@ -30,18 +38,23 @@ for s in "$@"; do
   case "$s" in
     tests)
       step "GPU tests"
-      timeout ${TESTS_TIMEOUT:-500} "$D/gpu_tests" --test-threads=1 --nocapture > "$OUT/gpu_tests.log" 2>&1
+      timeout ${TESTS_TIMEOUT:-500} "$D/gpu_tests" --include-ignored --test-threads=1 --nocapture > "$OUT/gpu_tests.log" 2>&1
       rc=$?; grep -E "^(test |seed |scale |fast|reference|determinism|bad|GPU test seed)|panicked|differs" "$OUT/gpu_tests.log" | head -80
       summary+=("gpu tests rc=$rc: $(grep -E '^test result' "$OUT/gpu_tests.log")") ;;
     reliability)
       step "GPU reliability tests"
-      timeout ${REL_TIMEOUT:-400} "$D/gpu_reliability" --test-threads=1 --nocapture > "$OUT/gpu_reliability.log" 2>&1
+      timeout ${REL_TIMEOUT:-400} "$D/gpu_reliability" --include-ignored --test-threads=1 --nocapture > "$OUT/gpu_reliability.log" 2>&1
       rc=$?; grep -E "^test |panicked|: ok|SKIPPED|seed" "$OUT/gpu_reliability.log" | cut -c1-300 | head -60
       summary+=("gpu reliability rc=$rc: $(grep -E '^test result' "$OUT/gpu_reliability.log")") ;;
+    example)
+      step "GPU example"
+      timeout 120 "$D/example_gpu" > "$OUT/example_gpu.log" 2>&1
+      rc=$?; cat "$OUT/example_gpu.log"
+      summary+=("gpu example rc=$rc: $(tail -1 "$OUT/example_gpu.log")") ;;
     bench-m64|bench-m128)
       cfg=${s#bench-}
       step "bench (cuda, tile config forced to $cfg)"
-      PAGEDATTN_TILE=$cfg timeout 400 "$D/pagedattn" bench --backend cuda --json "$OUT/bench-$cfg.json" > "$OUT/bench-$cfg.txt" 2> "$OUT/bench-$cfg.err"
+      timeout 400 "$D/pagedattn" bench --backend cuda --tile "$cfg" --json "$OUT/bench-$cfg.json" > "$OUT/bench-$cfg.txt" 2> "$OUT/bench-$cfg.err"
       rc=$?; grep -E "^\| (seed|scale)" "$OUT/bench-$cfg.txt" | awk -F'|' '{print $2, $6, $10}'; grep geomean "$OUT/bench-$cfg.txt"
       summary+=("bench $cfg rc=$rc") ;;
     bench)
@@ -87,8 +100,8 @@ PY
       fl=(); for f in $F; do fl+=(--filter "$f"); done
       for c in "$D"/var/*.cubin; do
         n=$(basename "$c" .cubin)
-        case "$n" in *_np) export PAGEDATTN_PERSISTENT=0 ;; *) unset PAGEDATTN_PERSISTENT ;; esac  # NAME_np: one CTA per tile
-        PAGEDATTN_ATTENTION_CUBIN="$c" timeout ${VARIANT_TIMEOUT:-60} "$D/pagedattn" bench --backend cuda "${fl[@]}" \
+        np=(); case "$n" in *_np) np=(--one-cta-per-unit) ;; esac  # NAME_np: one CTA per tile
+        timeout ${VARIANT_TIMEOUT:-60} "$D/pagedattn" bench --backend cuda --attention-cubin "$c" "${np[@]}" "${fl[@]}" \
           --json "$OUT/var-$n.json" > "$OUT/var-$n.txt" 2>&1 || echo "variant $n failed: $(tail -2 "$OUT/var-$n.txt")"
       done
       python3 - "$OUT" $F <<'PY'
@@ -104,15 +117,15 @@ for v, rows in runs.items():
         cells.append(("%.1f%s" % (r["time_us"], "" if r["status"] == "ok" else "!" + r["status"][:3])) if r else "-")
     print(v.ljust(14) + "".join(c.rjust(13) for c in cells))
 PY
-      unset PAGEDATTN_PERSISTENT
       summary+=("variants done") ;;
-    ncu-ab)  # full ncu sets of two cubins on one workload (NCU_A, NCU_B, NCU_FILTER, NCU_A_ENV, NCU_B_ENV)
+    ncu-ab)  # full ncu sets of two cubins on one workload (NCU_A, NCU_B, NCU_FILTER; extra CLI flags NCU_A_ARGS, NCU_B_ARGS, e.g. "--tile m64")
       for side in A B; do
-        c=$([ $side = A ] && echo "$NCU_A" || echo "$NCU_B"); ev=$([ $side = A ] && echo "${NCU_A_ENV:-X=1}" || echo "${NCU_B_ENV:-X=1}")
+        c=$([ $side = A ] && echo "$NCU_A" || echo "$NCU_B"); ev=$([ $side = A ] && echo "${NCU_A_ARGS:-}" || echo "${NCU_B_ARGS:-}")
         step "ncu $side: $c ($ev)"
-        timeout 200 env $ev PAGEDATTN_ATTENTION_CUBIN="$c" ncu --clock-control none --kernel-name regex:paged_prefill --launch-count 1 --set full --import-source yes \
+        mapfile -t ca < <(cubin_args "$c")
+        timeout 200 ncu --clock-control none --kernel-name regex:paged_prefill --launch-count 1 --set full --import-source yes \
           -o "$OUT/ab_$side" "$D/pagedattn" bench --backend cuda --no-check --reps 1 --warmup 0 --cuda-timing checked \
-          --filter "${NCU_FILTER:-scale_single_2048}" > "$OUT/ab_$side.txt" 2>&1
+          "${ca[@]}" $ev --filter "${NCU_FILTER:-scale_single_2048}" > "$OUT/ab_$side.txt" 2>&1
         ncu -i "$OUT/ab_$side.ncu-rep" --page source --csv --print-source sass > "$OUT/ab_${side}_sass.csv" 2>&1
         ncu -i "$OUT/ab_$side.ncu-rep" --page details > "$OUT/ab_${side}_details.txt" 2>&1
         grep -E "Duration|Tensor|Issue Slots|Warp Cycles Per Issued|No Eligible|Executed Ipc|Grid Size|Waves" "$OUT/ab_${side}_details.txt" | head -12
@@ -120,9 +133,10 @@ PY
       summary+=("ncu-ab done") ;;
     ncu-source)  # per-SASS-instruction stall samples of one long causal call (m128, 8192 tokens)
       step "ncu source-level stall sampling (scale_single_8192)"
-      timeout 300 env PAGEDATTN_ATTENTION_CUBIN=${NCU_CUBIN:-} ncu --clock-control none --kernel-name regex:paged_prefill --launch-count 1 --set full --import-source yes \
+      mapfile -t ca < <(cubin_args "${NCU_CUBIN:-}")
+      timeout 300 ncu --clock-control none --kernel-name regex:paged_prefill --launch-count 1 --set full --import-source yes \
         -o "$OUT/src8192" "$D/pagedattn" bench --backend cuda --no-check --reps 1 --warmup 0 --cuda-timing checked \
-        --workloads "$D/scale.jsonl" --filter scale_single_8192 > "$OUT/ncu_src.txt" 2>&1
+        "${ca[@]}" --workloads "$D/scale.jsonl" --filter scale_single_8192 > "$OUT/ncu_src.txt" 2>&1
       rc=$?
       ncu -i "$OUT/src8192.ncu-rep" --page source --csv --print-source sass > "$OUT/src8192_sass.csv" 2>&1
       ncu -i "$OUT/src8192.ncu-rep" --page details > "$OUT/src8192_details.txt" 2>&1

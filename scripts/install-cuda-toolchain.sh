@@ -1,30 +1,10 @@
 #!/usr/bin/env bash
-# Installs the pinned CUDA compiler (nvcc 13.0) and CUTLASS/CuTe headers from PyPI
-# into a project-local folder, .toolchain/cuda (git-ignored). build.rs uses it
-# when no CUDA toolkit is found on the machine. Idempotent: a complete install
-# is left alone.
-#
+# Installs the pinned CUDA toolchain (nvcc 13.0, CUTLASS 4.2, cuobjdump and
+# nvdisasm; about 320 MB from PyPI) into DIR, default $PAGEDATTN_TOOLCHAIN_DIR
+# or .toolchain/cuda (git-ignored). The scripts here use that directory; with
+# `export PAGEDATTN_TOOLCHAIN_DIR=$PWD/.toolchain/cuda` cargo builds use it too
+# instead of installing a copy into their OUT_DIR.
 #   bash scripts/install-cuda-toolchain.sh [DIR]
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
-dir=${1:-$root/.toolchain/cuda}
-stamp="$dir/.complete-v1"
-if [ -f "$stamp" ]; then
-  echo "cuda toolchain: already installed in $dir"
-  exit 0
-fi
-py=${PYTHON:-python3}
-mkdir -p "$dir"
-# Every wheel pinned and --no-deps: nvcc's own dependencies are unpinned and pull
-# newer pieces that break the build; nvidia-cutlass would pull unneeded Python.
-"$py" -m pip install --quiet --disable-pip-version-check --no-deps --no-compile \
-  --target "$dir" --upgrade \
-  nvidia-cuda-nvcc==13.0.88 nvidia-cuda-crt==13.0.88 nvidia-nvvm==13.0.88 \
-  nvidia-cuda-runtime==13.0.88 nvidia-cuda-cccl==13.0.85 nvidia-cutlass==4.2.0.0 \
-  nvidia-cuda-cuobjdump==13.2.51 nvidia-cuda-nvdisasm==13.2.51
-test -x "$dir/nvidia/cu13/bin/nvcc"
-test -f "$dir/cutlass_library/source/include/cute/tensor.hpp"
-touch "$stamp"
-echo "cuda toolchain: installed in $dir"
-echo "  nvcc:    $dir/nvidia/cu13/bin/nvcc"
-echo "  cutlass: $dir/cutlass_library/source/include"
+exec bash "$root/crates/pagedattn/install-cuda-toolchain.sh" "${1:-${PAGEDATTN_TOOLCHAIN_DIR:-$root/.toolchain/cuda}}"

@@ -1,0 +1,795 @@
+//! The public GPU API: [`PagedPrefill`] validates a call on device buffers and
+//! launches the attention kernel on a stream. One launch per call, no host
+//! synchronisation and no device-to-host copy in [`PagedPrefill::launch`], so a
+//! call can be captured in a CUDA graph and replayed with new buffer contents.
+//!
+//! The kernel is persistent: one wave of CTAs walks a list of work units that
+//! it derives on the device from the indptrs; a long tile may be split into
+//! key-range chunks whose partial results are merged inside the same launch.
+//! That needs a [`Workspace`] (counters, merge semaphores, partial outputs),
+//! which the kernel leaves as it found it (all counters zero) at the end of
+//! every call.
+
+use std::sync::Arc;
+
+use cudarc::driver::{
+    sys, CudaContext, CudaFunction, CudaStream, CudaView, CudaViewMut, DevicePtr, DevicePtrMut,
+    LaunchConfig, PushKernelArg,
+};
+use cudarc::nvrtc::Ptx;
+use half::bf16;
+
+use super::ffi::{self, Params};
+use crate::error::{Error, Result};
+use crate::problem::{
+    check_len, check_shapes, Dims, InputLens, Problem, NUM_KV_HEADS, NUM_QO_HEADS,
+};
+use crate::schedule::{self, HostPlan, SplitPolicy, TileConfig};
+use crate::units;
+
+/// Inputs of one call, in device memory: cudarc views of the call's exact
+/// lengths (see [`Problem`] for the shapes).
+pub type DeviceProblem<'a> = Problem<&'a CudaView<'a, bf16>, &'a CudaView<'a, i32>>;
+
+/// A call described by raw device addresses (for bindings that hold buffers
+/// cudarc does not own, such as torch tensors). Lengths come from `dims`.
+#[derive(Clone, Copy, Debug)]
+pub struct RawCall {
+    /// The call's sizes; every buffer has exactly the length its shape needs.
+    pub dims: Dims,
+    /// Device address of `q`, `[total_q, 24, 128]` bf16.
+    pub q: u64,
+    /// Device address of `k_cache`, `[num_pages, 1, 4, 128]` bf16.
+    pub k_cache: u64,
+    /// Device address of `v_cache`, `[num_pages, 1, 4, 128]` bf16.
+    pub v_cache: u64,
+    /// Device address of `qo_indptr`, `[batch + 1]` int32.
+    pub qo_indptr: u64,
+    /// Device address of `kv_indptr`, `[batch + 1]` int32.
+    pub kv_indptr: u64,
+    /// Device address of `kv_indices`, `[num_kv_indices]` int32.
+    pub kv_indices: u64,
+    /// Device address of `output`, `[total_q, 24, 128]` bf16.
+    pub out: u64,
+    /// Device address of `lse`, `[total_q, 24]` f32.
+    pub lse: u64,
+    /// Softmax scale of the logits (natural-log domain), finite.
+    pub sm_scale: f32,
+}
+
+/// How [`PagedPrefill`] runs; the defaults are what production calls want.
+#[derive(Clone, Debug, Default)]
+pub struct Options {
+    /// Forces one tile configuration for every call (`None`: chosen per call).
+    pub tile: Option<TileConfig>,
+    /// When tiles are split into key-range chunks merged in the kernel.
+    pub split: SplitPolicy,
+    /// A cubin built from the same `kernels/` sources (same entry points and
+    /// parameters) used instead of the embedded one: kernel experiments only.
+    pub attention_cubin: Option<Vec<u8>>,
+    /// One CTA per work unit instead of a persistent grid (experiments only).
+    pub one_cta_per_unit: bool,
+}
+
+/// The Hopper attention kernel, loaded into a context.
+///
+/// `Send + Sync`: launches only read `self`; everything a launch writes
+/// besides its outputs lives in its [`Workspace`].
+pub struct PagedPrefill {
+    ctx: Arc<CudaContext>,
+    kernels: Vec<(TileConfig, Kernel)>,
+    opts: Options,
+    reference: CudaFunction,
+    /// Workspace geometry, the same for every configuration.
+    ws_layout: WorkspaceLayout,
+}
+
+/// One loaded entry point.
+struct Kernel {
+    func: CudaFunction,
+    smem_bytes: u32,
+    threads: u32,
+    /// CTAs resident on the whole GPU at once: the persistent grid.
+    resident_ctas: u32,
+    /// Packed rows per tile (partial-output rows per merge slot).
+    block_m: u32,
+}
+
+/// Byte offsets of a workspace's parts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct WorkspaceLayout {
+    /// Merge slots: partial outputs of split tiles (one per chunk).
+    slots_rows: u64,
+    sem_offset: u64,
+    lse_offset: u64,
+    o_offset: u64,
+    bytes: u64,
+}
+
+/// Ints at the start of a workspace (`WsCounter` in kernels/attn/params.cuh).
+const WS_COUNTERS: u64 = 64;
+/// Merge semaphores per slot: one per consumer warpgroup (at most 2).
+const SEMS_PER_SLOT: u64 = 2;
+
+impl WorkspaceLayout {
+    /// Enough for `slots_rows` rows of partial output (fp32 O, and the lse
+    /// of each row as its 4 threads hold it) and `slots` semaphore pairs.
+    fn new(slots: u64, slots_rows: u64) -> Self {
+        let align = |x: u64| x.div_ceil(256) * 256;
+        let sem_offset = WS_COUNTERS * 4;
+        let lse_offset = align(sem_offset + slots * SEMS_PER_SLOT * 4);
+        let o_offset = align(lse_offset + slots_rows * 4 * 4);
+        let bytes = align(o_offset + slots_rows * 128 * 4);
+        WorkspaceLayout {
+            slots_rows,
+            sem_offset,
+            lse_offset,
+            o_offset,
+            bytes,
+        }
+    }
+}
+
+/// Device memory a launch needs besides its inputs and outputs: the error
+/// flag, the work-unit counter, merge semaphores and the partial outputs of
+/// split tiles (about 17 MB on an H200).
+///
+/// A workspace is bound to the stream it was made for: calls on that stream
+/// are ordered, so they never share it at the same time, and launching with
+/// a workspace on another stream is refused (`Error::WorkspaceStream`). Use
+/// one workspace per stream. Every counter in it is zero between calls (the
+/// kernel resets what it uses), so a graph that captured a launch can be
+/// replayed any number of times. Make it before capturing (allocation is not
+/// capturable).
+pub struct Workspace {
+    ptr: sys::CUdeviceptr,
+    ctx: Arc<CudaContext>,
+    stream: usize,
+    layout: WorkspaceLayout,
+    /// Allocated here (freed on drop), or borrowed from the caller.
+    owned: bool,
+}
+
+impl Workspace {
+    /// Size in bytes.
+    pub fn bytes(&self) -> u64 {
+        self.layout.bytes
+    }
+    /// The raw stream this workspace belongs to.
+    pub fn stream(&self) -> sys::CUstream {
+        self.stream as sys::CUstream
+    }
+}
+
+impl Drop for Workspace {
+    fn drop(&mut self) {
+        // SAFETY: `ptr` was allocated by `malloc_sync` in this context and is
+        // freed once; the free waits for work that still uses it.
+        unsafe {
+            if self.owned && self.ctx.bind_to_thread().is_ok() {
+                let _ = cudarc::driver::result::free_sync(self.ptr);
+            }
+        }
+    }
+}
+
+// SAFETY: the raw stream handle is only compared, never used; the device
+// allocation is plain memory of a context that may be used from any thread.
+unsafe impl Send for Workspace {}
+unsafe impl Sync for Workspace {}
+
+/// A device buffer's address range, for alignment and aliasing checks.
+#[derive(Clone, Copy)]
+struct Span {
+    name: &'static str,
+    start: u64,
+    bytes: u64,
+}
+
+impl Span {
+    fn overlaps(&self, o: &Span) -> bool {
+        self.bytes > 0
+            && o.bytes > 0
+            && self.start < o.start + o.bytes
+            && o.start < self.start + self.bytes
+    }
+}
+
+fn check_align(s: &Span, align: u64) -> Result<()> {
+    if s.bytes > 0 && s.start % align != 0 {
+        return Err(Error::Misaligned {
+            name: s.name,
+            addr: s.start,
+            align,
+        });
+    }
+    Ok(())
+}
+
+impl PagedPrefill {
+    /// Loads the kernels into `ctx` with the default [`Options`]. Fails with a
+    /// typed error on a GPU that is not Hopper (sm_90) or when the crate was
+    /// built without kernels.
+    pub fn new(ctx: &Arc<CudaContext>) -> Result<Self> {
+        Self::with_options(ctx, Options::default())
+    }
+
+    /// Loads the kernels into `ctx`.
+    pub fn with_options(ctx: &Arc<CudaContext>, opts: Options) -> Result<Self> {
+        let (Some(attn_cubin), Some(ref_cubin)) = (ffi::ATTENTION_CUBIN, ffi::REFERENCE_CUBIN)
+        else {
+            return Err(Error::BackendUnavailable(
+                "cuda".into(),
+                super::WITHOUT_KERNELS.into(),
+            ));
+        };
+        let (major, minor) = ctx.compute_capability()?;
+        if (major, minor) != (9, 0) {
+            let name = ctx.name().unwrap_or_default();
+            return Err(Error::UnsupportedDevice(format!(
+                "{name} is sm_{major}{minor}; the kernels are built for Hopper sm_90a"
+            )));
+        }
+        let attn_cubin = opts
+            .attention_cubin
+            .clone()
+            .unwrap_or_else(|| attn_cubin.to_vec());
+        let module = ctx.load_module(Ptx::from_binary(attn_cubin))?;
+        let stream = ctx.default_stream();
+        let sms = ctx
+            .attribute(sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)?
+            as u32;
+        let mut kernels = Vec::new();
+        for config in [TileConfig::M128, TileConfig::M64] {
+            let e = ffi::entry(config);
+            let func = module.load_function(e.function)?;
+            let smem_global = module.get_global(e.smem_symbol, &stream)?;
+            let bytes: Vec<u8> = stream.clone_dtoh(&smem_global)?;
+            let smem_bytes = bytes
+                .get(..4)
+                .and_then(|b| <[u8; 4]>::try_from(b).ok())
+                .map(u32::from_le_bytes)
+                .ok_or_else(|| {
+                    Error::KernelMismatch(format!(
+                        "kernel symbol {} has the wrong size",
+                        e.smem_symbol
+                    ))
+                })?;
+            func.set_attribute(
+                sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                smem_bytes as i32,
+            )?;
+            let per_sm = func.occupancy_max_active_blocks_per_multiprocessor(
+                e.threads,
+                smem_bytes as usize,
+                None,
+            )?;
+            if per_sm == 0 {
+                return Err(Error::UnsupportedDevice(format!(
+                    "{} does not fit on an SM ({smem_bytes} bytes of shared memory, {} threads)",
+                    e.function, e.threads
+                )));
+            }
+            kernels.push((
+                config,
+                Kernel {
+                    func,
+                    smem_bytes,
+                    threads: e.threads,
+                    resident_ctas: if opts.one_cta_per_unit {
+                        u32::MAX
+                    } else {
+                        per_sm * sms
+                    },
+                    block_m: config.block_m() as u32,
+                },
+            ));
+        }
+        // Merge slots: twice the persistent grid of each configuration.
+        let slots = kernels
+            .iter()
+            .map(|(_, k)| 2 * k.resident_ctas.min(4 * sms) as u64)
+            .max()
+            .unwrap_or(0);
+        let slots_rows = kernels
+            .iter()
+            .map(|(_, k)| 2 * k.resident_ctas.min(4 * sms) as u64 * k.block_m as u64)
+            .max()
+            .unwrap_or(0);
+        let ref_module = ctx.load_module(Ptx::from_binary(ref_cubin.to_vec()))?;
+        let reference = ref_module.load_function(ffi::REFERENCE_KERNEL)?;
+        stream.synchronize()?;
+        Ok(PagedPrefill {
+            ctx: ctx.clone(),
+            kernels,
+            opts,
+            reference,
+            ws_layout: WorkspaceLayout::new(slots, slots_rows),
+        })
+    }
+
+    /// The context the kernels live in.
+    pub fn context(&self) -> &Arc<CudaContext> {
+        &self.ctx
+    }
+
+    /// The options the kernels were loaded with.
+    pub fn options(&self) -> &Options {
+        &self.opts
+    }
+
+    /// Allocates a zeroed workspace for calls on `stream` (synchronous; not
+    /// capturable).
+    pub fn workspace(&self, stream: &CudaStream) -> Result<Workspace> {
+        // SAFETY: `stream` is a live stream of this context.
+        unsafe { self.workspace_raw(stream.cu_stream()) }
+    }
+
+    /// [`PagedPrefill::workspace`] for a raw stream of this context.
+    ///
+    /// # Safety
+    /// `stream` must be a live stream of this context.
+    pub unsafe fn workspace_raw(&self, stream: sys::CUstream) -> Result<Workspace> {
+        self.ctx.bind_to_thread()?;
+        let bytes = self.ws_layout.bytes as usize;
+        let ptr = cudarc::driver::result::malloc_sync(bytes)?;
+        let ws = Workspace {
+            ptr,
+            ctx: self.ctx.clone(),
+            stream: stream as usize,
+            layout: self.ws_layout,
+            owned: true,
+        };
+        cudarc::driver::result::memset_d8_sync(ptr, 0, bytes)?;
+        Ok(ws)
+    }
+
+    /// Bytes a workspace needs on this GPU (see [`PagedPrefill::workspace_from_raw`]).
+    pub fn workspace_bytes(&self) -> u64 {
+        self.ws_layout.bytes
+    }
+
+    /// A workspace in memory the caller owns (for bindings whose allocator
+    /// works under graph capture, such as torch's): `bytes` at `ptr`, at
+    /// least [`PagedPrefill::workspace_bytes`], 256-byte aligned, not freed
+    /// by the returned value.
+    ///
+    /// # Safety
+    /// The memory must be device memory of this context, zeroed before the
+    /// first launch (later launches leave it zeroed), used only through this
+    /// workspace, and outlive every launch that uses it; `stream` must be a
+    /// live stream of this context.
+    pub unsafe fn workspace_from_raw(
+        &self,
+        ptr: sys::CUdeviceptr,
+        bytes: u64,
+        stream: sys::CUstream,
+    ) -> Result<Workspace> {
+        if bytes < self.ws_layout.bytes {
+            return Err(Error::BufferLength {
+                name: "workspace",
+                expected: self.ws_layout.bytes as usize,
+                got: bytes as usize,
+            });
+        }
+        check_align(
+            &Span {
+                name: "workspace",
+                start: ptr,
+                bytes,
+            },
+            256,
+        )?;
+        Ok(Workspace {
+            ptr,
+            ctx: self.ctx.clone(),
+            stream: stream as usize,
+            layout: self.ws_layout,
+            owned: false,
+        })
+    }
+
+    /// The tile configuration a call of these dimensions uses.
+    pub fn config_for(&self, dims: &Dims) -> TileConfig {
+        self.opts
+            .tile
+            .unwrap_or_else(|| TileConfig::choose(dims.total_q, dims.batch))
+    }
+
+    fn kernel(&self, config: TileConfig) -> &Kernel {
+        // Both configurations are loaded in `new`.
+        &self
+            .kernels
+            .iter()
+            .find(|(c, _)| *c == config)
+            .unwrap_or(&self.kernels[0])
+            .1
+    }
+
+    /// Validates the call and launches the kernel on `stream`: one launch, no
+    /// synchronisation, graph-capturable. Index contents in device memory are
+    /// not read by the host: a bad page id or indptr is never dereferenced by
+    /// the kernel (the key or sequence is skipped) and raises the workspace's
+    /// error flag, which [`PagedPrefill::launch_checked`] or
+    /// [`PagedPrefill::take_device_errors`] turn into a typed error.
+    pub fn launch(
+        &self,
+        stream: &CudaStream,
+        p: &DeviceProblem<'_>,
+        out: &mut CudaViewMut<'_, bf16>,
+        lse: &mut CudaViewMut<'_, f32>,
+        ws: &mut Workspace,
+    ) -> Result<()> {
+        self.launch_with(self.config_for(&p.dims), stream, p, out, lse, ws)
+    }
+
+    /// Like [`PagedPrefill::launch`], with the tile configuration of a plan
+    /// made on the host ([`HostPlan::new`], which validated the indptr and
+    /// page-id contents there). `Err(Error::PlanMismatch)` if the plan was
+    /// made for other dimensions.
+    pub fn launch_planned(
+        &self,
+        plan: &HostPlan,
+        stream: &CudaStream,
+        p: &DeviceProblem<'_>,
+        out: &mut CudaViewMut<'_, bf16>,
+        lse: &mut CudaViewMut<'_, f32>,
+        ws: &mut Workspace,
+    ) -> Result<()> {
+        if plan.dims != p.dims {
+            return Err(Error::PlanMismatch(format!(
+                "plan for {:?}, call with {:?}",
+                plan.dims, p.dims
+            )));
+        }
+        self.launch_with(
+            self.opts.tile.unwrap_or(plan.config),
+            stream,
+            p,
+            out,
+            lse,
+            ws,
+        )
+    }
+
+    fn launch_with(
+        &self,
+        config: TileConfig,
+        stream: &CudaStream,
+        p: &DeviceProblem<'_>,
+        out: &mut CudaViewMut<'_, bf16>,
+        lse: &mut CudaViewMut<'_, f32>,
+        ws: &mut Workspace,
+    ) -> Result<()> {
+        let lens = InputLens {
+            q: p.q.len(),
+            k_cache: p.k_cache.len(),
+            v_cache: p.v_cache.len(),
+            kv_indices: p.kv_indices.len(),
+        };
+        check_shapes(&p.dims, p.sm_scale, lens)?;
+        check_len("qo_indptr", p.dims.indptr_len(), p.qo_indptr.len())?;
+        check_len("kv_indptr", p.dims.indptr_len(), p.kv_indptr.len())?;
+        check_len("output", p.dims.q_elems(), out.len())?;
+        check_len("lse", p.dims.lse_elems(), lse.len())?;
+        // cudarc's use guards stay alive until after the launch, so that where
+        // cudarc tracks cross-stream use with events, they are recorded after
+        // the kernel.
+        let (q, _g1) = p.q.device_ptr(stream);
+        let (k_cache, _g2) = p.k_cache.device_ptr(stream);
+        let (v_cache, _g3) = p.v_cache.device_ptr(stream);
+        let (qo_indptr, _g4) = p.qo_indptr.device_ptr(stream);
+        let (kv_indptr, _g5) = p.kv_indptr.device_ptr(stream);
+        let (kv_indices, _g6) = p.kv_indices.device_ptr(stream);
+        let (out_ptr, _g7) = out.device_ptr_mut(stream);
+        let (lse_ptr, _g8) = lse.device_ptr_mut(stream);
+        let call = RawCall {
+            dims: p.dims,
+            q,
+            k_cache,
+            v_cache,
+            qo_indptr,
+            kv_indptr,
+            kv_indices,
+            out: out_ptr,
+            lse: lse_ptr,
+            sm_scale: p.sm_scale,
+        };
+        // SAFETY: every address comes from a live cudarc view of the length
+        // its shape needs (checked above), on this context.
+        unsafe { self.launch_raw_with(config, stream.cu_stream(), &call, ws) }
+    }
+
+    /// Launches a call described by raw device addresses on a raw stream of
+    /// this context: the entry point for bindings. Validates the geometry,
+    /// `sm_scale`, alignment, aliasing and the workspace's stream, like
+    /// [`PagedPrefill::launch`].
+    ///
+    /// # Safety
+    /// Every address must point to device memory of this context holding at
+    /// least the bytes its shape in `call.dims` needs (inputs readable,
+    /// outputs writable) until the launch has finished on `stream`, and
+    /// `stream` must be a live stream of this context.
+    pub unsafe fn launch_raw(
+        &self,
+        stream: sys::CUstream,
+        call: &RawCall,
+        ws: &mut Workspace,
+    ) -> Result<()> {
+        check_shapes(
+            &call.dims,
+            call.sm_scale,
+            InputLens {
+                q: call.dims.q_elems(),
+                k_cache: call.dims.kv_elems(),
+                v_cache: call.dims.kv_elems(),
+                kv_indices: call.dims.num_kv_indices,
+            },
+        )?;
+        self.launch_raw_with(self.config_for(&call.dims), stream, call, ws)
+    }
+
+    /// Validates what the host can see and launches.
+    unsafe fn launch_raw_with(
+        &self,
+        config: TileConfig,
+        stream: sys::CUstream,
+        call: &RawCall,
+        ws: &mut Workspace,
+    ) -> Result<()> {
+        let params = self.params(config, stream, call, ws)?;
+        let tiles = params.tiles_per_head as u64 * NUM_KV_HEADS as u64;
+        if tiles == 0 {
+            return Ok(()); // no sequences and no rows: nothing to compute
+        }
+        let k = self.kernel(config);
+        // One wave of resident CTAs, each walking work units (the grid
+        // depends on the device only, so a captured graph stays valid for
+        // any indptr contents); with `one_cta_per_unit`, one CTA per tile.
+        // No more CTAs than the call can have units: its tiles, each cut
+        // into at most as many chunks as its longest key range allows.
+        let max_units = units::max_units(config, &call.dims, self.opts.split);
+        let grid = if k.resident_ctas == u32::MAX {
+            tiles.min(i32::MAX as u64) as u32
+        } else {
+            k.resident_ctas
+                .min(max_units.min(u32::MAX as u64) as u32)
+                .max(1)
+        };
+        // A unit per CTA at most and nothing to split: the plan could not
+        // change anything, so the kernel skips it (shortest path for tiny calls).
+        let mut params = params;
+        params.direct = i32::from(max_units == tiles && tiles <= grid as u64);
+        let cfg = LaunchConfig {
+            grid_dim: (grid, 1, 1),
+            block_dim: (k.threads, 1, 1),
+            shared_mem_bytes: k.smem_bytes,
+        };
+        self.ctx.bind_to_thread()?;
+        let mut arg = params;
+        let mut args = [&mut arg as *mut Params as *mut std::ffi::c_void];
+        // SAFETY: params were validated: every buffer has the length its
+        // shape needs (the caller's contract), the kernel bounds-checks all
+        // index contents, and the workspace belongs to this stream.
+        cudarc::driver::result::launch_kernel(
+            k.func.cu_function(),
+            cfg.grid_dim,
+            cfg.block_dim,
+            cfg.shared_mem_bytes,
+            stream,
+            &mut args,
+        )?;
+        Ok(())
+    }
+
+    /// Checks alignment, aliasing and the workspace, and builds the kernel
+    /// parameters. Index contents are checked by the kernel itself.
+    fn params(
+        &self,
+        config: TileConfig,
+        stream: sys::CUstream,
+        c: &RawCall,
+        ws: &Workspace,
+    ) -> Result<Params> {
+        if ws.stream != stream as usize
+            || !Arc::ptr_eq(&ws.ctx, &self.ctx)
+            || ws.layout != self.ws_layout
+        {
+            return Err(Error::WorkspaceStream);
+        }
+        let d = &c.dims;
+        let tiles = schedule::tiles_per_head(d.total_q, d.batch, config.block_m());
+        let units = tiles as u128 * NUM_KV_HEADS as u128;
+        if units > i32::MAX as u128 / 4 {
+            return Err(Error::TooLarge {
+                what: "work units (tiles)",
+                value: units,
+                limit: i32::MAX as u128 / 4,
+            });
+        }
+        let span = |name, start: u64, elems: usize, size: usize| Span {
+            name,
+            start,
+            bytes: (elems * size) as u64,
+        };
+        let inputs = [
+            span("q", c.q, d.q_elems(), 2),
+            span("k_cache", c.k_cache, d.kv_elems(), 2),
+            span("v_cache", c.v_cache, d.kv_elems(), 2),
+            span("qo_indptr", c.qo_indptr, d.indptr_len(), 4),
+            span("kv_indptr", c.kv_indptr, d.indptr_len(), 4),
+            span("kv_indices", c.kv_indices, d.num_kv_indices, 4),
+        ];
+        let ws_ptr = ws.ptr;
+        let outputs = [
+            span("output", c.out, d.q_elems(), 2),
+            span("lse", c.lse, d.lse_elems(), 4),
+            span("workspace", ws_ptr, ws.layout.bytes as usize, 1),
+        ];
+        // 16-byte vector loads and stores of rows; 4-byte index and lse accesses.
+        for s in inputs.iter().take(3).chain(outputs.iter().take(1)) {
+            check_align(s, 16)?;
+        }
+        for s in inputs.iter().skip(3).chain(outputs.iter().skip(1)) {
+            check_align(s, 4)?;
+        }
+        for o in &outputs {
+            for other in inputs.iter().chain(outputs.iter()) {
+                if o.name != other.name && o.overlaps(other) {
+                    return Err(Error::Aliasing {
+                        a: o.name,
+                        b: other.name,
+                    });
+                }
+            }
+        }
+        let k = self.kernel(config);
+        let l = &ws.layout;
+        Ok(Params {
+            q: c.q,
+            k_cache: c.k_cache,
+            v_cache: c.v_cache,
+            qo_indptr: c.qo_indptr,
+            kv_indptr: c.kv_indptr,
+            kv_indices: c.kv_indices,
+            out: c.out,
+            lse: c.lse,
+            ws_counters: ws_ptr,
+            ws_sem: ws_ptr + l.sem_offset,
+            ws_partial_lse: ws_ptr + l.lse_offset,
+            ws_partial_o: ws_ptr + l.o_offset,
+            total_q: d.total_q as i64,
+            num_pages: d.num_pages as i64,
+            batch: d.batch as i32,
+            num_kv_indices: d.num_kv_indices as i32,
+            tiles_per_head: tiles as i32,
+            partial_slots: (l.slots_rows / k.block_m as u64).min(i32::MAX as u64) as i32,
+            split_blocks: self.opts.split.kernel_value(),
+            direct: 0,
+            sm_scale: c.sm_scale,
+            sm_scale_log2: c.sm_scale * std::f32::consts::LOG2_E,
+        })
+    }
+
+    /// Like [`PagedPrefill::launch`], then waits for the result and returns
+    /// `Err(Error::DeviceIndexData)` if the kernel met bad index data. Not
+    /// capturable (it synchronises `stream`).
+    pub fn launch_checked(
+        &self,
+        stream: &Arc<CudaStream>,
+        p: &DeviceProblem<'_>,
+        out: &mut CudaViewMut<'_, bf16>,
+        lse: &mut CudaViewMut<'_, f32>,
+        ws: &mut Workspace,
+    ) -> Result<()> {
+        // SAFETY: `stream` is a live stream of this context.
+        unsafe { self.reset_flag(stream.cu_stream(), ws) }?;
+        self.launch(stream, p, out, lse, ws)?;
+        // SAFETY: as above.
+        flag_result(unsafe { self.read_flag(stream.cu_stream(), ws) }?)
+    }
+
+    /// Reads and clears the error flag that unchecked launches with `ws`
+    /// accumulated (synchronises `stream`).
+    pub fn take_device_errors(&self, stream: &CudaStream, ws: &mut Workspace) -> Result<()> {
+        // SAFETY: `stream` is a live stream of this context.
+        unsafe { self.take_device_errors_raw(stream.cu_stream(), ws) }
+    }
+
+    /// [`PagedPrefill::take_device_errors`] on a raw stream of this context.
+    ///
+    /// # Safety
+    /// `stream` must be a live stream of this context.
+    pub unsafe fn take_device_errors_raw(
+        &self,
+        stream: sys::CUstream,
+        ws: &mut Workspace,
+    ) -> Result<()> {
+        let bits = self.read_flag(stream, ws)?;
+        self.reset_flag(stream, ws)?;
+        cudarc::driver::result::stream::synchronize(stream)?;
+        flag_result(bits)
+    }
+
+    unsafe fn reset_flag(&self, stream: sys::CUstream, ws: &mut Workspace) -> Result<()> {
+        if ws.stream != stream as usize {
+            return Err(Error::WorkspaceStream);
+        }
+        // The raw memset needs the context current on this thread.
+        self.ctx.bind_to_thread()?;
+        // The first 4 bytes of the workspace are the error flag.
+        cudarc::driver::result::memset_d8_async(ws.ptr, 0, 4, stream)?;
+        Ok(())
+    }
+
+    unsafe fn read_flag(&self, stream: sys::CUstream, ws: &Workspace) -> Result<i32> {
+        if ws.stream != stream as usize {
+            return Err(Error::WorkspaceStream);
+        }
+        self.ctx.bind_to_thread()?;
+        let mut host = [0i32; 1];
+        cudarc::driver::result::memcpy_dtoh_async(&mut host, ws.ptr, stream)?;
+        cudarc::driver::result::stream::synchronize(stream)?;
+        Ok(host[0])
+    }
+
+    /// Launches the plain fp32 reference kernel (for checking; slow). Inputs
+    /// must be valid (validated on the host beforehand).
+    pub fn launch_reference(
+        &self,
+        stream: &CudaStream,
+        p: &DeviceProblem<'_>,
+        out: &mut CudaViewMut<'_, bf16>,
+        lse: &mut CudaViewMut<'_, f32>,
+    ) -> Result<()> {
+        let lens = InputLens {
+            q: p.q.len(),
+            k_cache: p.k_cache.len(),
+            v_cache: p.v_cache.len(),
+            kv_indices: p.kv_indices.len(),
+        };
+        check_shapes(&p.dims, p.sm_scale, lens)?;
+        check_len("qo_indptr", p.dims.indptr_len(), p.qo_indptr.len())?;
+        check_len("kv_indptr", p.dims.indptr_len(), p.kv_indptr.len())?;
+        check_len("output", p.dims.q_elems(), out.len())?;
+        check_len("lse", p.dims.lse_elems(), lse.len())?;
+        let warps = p.dims.total_q as u64 * NUM_QO_HEADS as u64;
+        if warps == 0 || p.dims.batch == 0 {
+            return Ok(());
+        }
+        let blocks = warps.div_ceil(8);
+        let cfg = LaunchConfig {
+            grid_dim: (blocks as u32, 1, 1),
+            block_dim: (256, 1, 1),
+            shared_mem_bytes: 0,
+        };
+        let total_q = p.dims.total_q as i64;
+        let batch = p.dims.batch as i32;
+        let num_pages = p.dims.num_pages as i64;
+        let mut b = stream.launch_builder(&self.reference);
+        b.arg(p.q)
+            .arg(p.k_cache)
+            .arg(p.v_cache)
+            .arg(p.qo_indptr)
+            .arg(p.kv_indptr)
+            .arg(p.kv_indices)
+            .arg(out)
+            .arg(lse)
+            .arg(&total_q)
+            .arg(&batch)
+            .arg(&num_pages)
+            .arg(&p.sm_scale);
+        // SAFETY: lengths checked above; the reference kernel trusts the
+        // indices, which the caller validated on the host.
+        unsafe { b.launch(cfg) }?;
+        Ok(())
+    }
+}
+
+/// The device error flag's bits as the call's result.
+fn flag_result(bits: i32) -> Result<()> {
+    match bits {
+        0 => Ok(()),
+        bits => Err(Error::DeviceIndexData(ffi::describe_error_bits(bits))),
+    }
+}

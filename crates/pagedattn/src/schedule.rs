@@ -1,0 +1,218 @@
+//! How the work is cut into tiles. Shared by the host and `kernels/attention.cu`
+//! (which computes the same mapping on the device from `qo_indptr`).
+//!
+//! GQA packing: the 6 query heads that share a kv head are laid out as
+//! consecutive rows, token-major: packed row `r` of a sequence is token `r / 6`,
+//! query head `kv_head * 6 + r % 6`. A tile is `block_m` packed rows of one
+//! sequence and one kv head; it loads each key/value row once for all 6 heads.
+//!
+//! Tiles of all sequences are numbered without knowing the sequence lengths on
+//! the host: sequence `b` owns tiles `tile_start(b) .. tile_start(b + 1)` with
+//! `tile_start(b) = floor(6 * qo_indptr[b] / block_m) + b`. That range always
+//! holds the `ceil(6 * q_len / block_m)` tiles the sequence needs (at most one
+//! spare, which exits at once), so the grid size depends only on `total_q` and
+//! `batch`, both known from the shapes: no host synchronisation, and a captured
+//! graph stays valid when the indptr contents change.
+
+use crate::problem::GROUP_SIZE;
+
+/// The kernel configurations (tile shapes) the CUDA backend has.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+pub enum TileConfig {
+    /// 128 packed rows x 128-key blocks, two consumer warpgroups, one CTA per
+    /// SM: least K/V traffic per FLOP, for long sequences.
+    M128,
+    /// 64 packed rows x 64-key blocks, one consumer warpgroup, two CTAs per SM,
+    /// persistent (each CTA walks many tiles, loading the next tile's Q and
+    /// first key blocks under the current one): for batches of short sequences.
+    M64,
+}
+
+impl TileConfig {
+    /// Packed rows per tile.
+    pub fn block_m(self) -> usize {
+        match self {
+            TileConfig::M128 => 128,
+            TileConfig::M64 => 64,
+        }
+    }
+    /// Keys per inner step.
+    pub fn block_n(self) -> usize {
+        match self {
+            TileConfig::M128 => 128,
+            TileConfig::M64 => 64,
+        }
+    }
+
+    /// The configuration for a call, from what the host knows without reading
+    /// device memory: the mean query length `total_q / batch`. Short sequences
+    /// give few key blocks per tile, so a tile's cost is mostly load latency,
+    /// which the persistent two-CTAs-per-SM configuration hides; long ones are
+    /// bound by math and K/V traffic, which 128-row tiles halve.
+    pub fn choose(total_q: usize, batch: usize) -> TileConfig {
+        if batch == 0 || total_q / batch < M64_MAX_MEAN_Q_LEN {
+            TileConfig::M64
+        } else {
+            TileConfig::M128
+        }
+    }
+}
+
+/// When the kernel splits a tile's key range into chunks that different CTAs
+/// compute, merged in the same launch (`kernels/attn/scheduler.cuh`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum SplitPolicy {
+    /// Split tiles longer than about half the mean work per CTA (at least
+    /// two key blocks per chunk), decided on the device from the indptrs.
+    #[default]
+    Auto,
+    /// Never split.
+    Never,
+    /// Chunks of at most this many key blocks (at least 1): for tests of the
+    /// merge path.
+    Blocks(u32),
+}
+
+impl SplitPolicy {
+    /// The kernel's `split_blocks` parameter: 0 auto, -1 never, n > 0 forced.
+    pub(crate) fn kernel_value(self) -> i32 {
+        match self {
+            SplitPolicy::Auto => 0,
+            SplitPolicy::Never => -1,
+            SplitPolicy::Blocks(n) => n.clamp(1, i32::MAX as u32) as i32,
+        }
+    }
+}
+
+/// A schedule decided on the host, for callers that have the indptrs in host
+/// memory: the call is validated there (indptr contents and, when given, page
+/// ids, with typed errors naming the bad entry), and the tile configuration is
+/// chosen from the real sequence lengths rather than `total_q / batch`. The
+/// kernel still maps tiles to sequences on the device, so a plan stays valid
+/// for any indptr contents with the same sequence lengths.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct HostPlan {
+    /// The dimensions the plan was made for.
+    pub dims: crate::problem::Dims,
+    /// The tile configuration chosen.
+    pub config: TileConfig,
+}
+
+impl HostPlan {
+    /// Validates `qo_indptr`, `kv_indptr` (and `kv_indices` when `Some`)
+    /// against `dims` and chooses the tile configuration: `M64` when the mean
+    /// query length of the sequences that have queries is below
+    /// [`M64_MAX_MEAN_Q_LEN`].
+    pub fn new(
+        dims: &crate::problem::Dims,
+        qo_indptr: &[i32],
+        kv_indptr: &[i32],
+        kv_indices: Option<&[i32]>,
+    ) -> crate::Result<HostPlan> {
+        use crate::problem::{check_indptrs, check_len, check_page_ids};
+        dims.check()?;
+        check_indptrs(dims, qo_indptr, kv_indptr)?;
+        if let Some(idx) = kv_indices {
+            check_len("kv_indices", dims.num_kv_indices, idx.len())?;
+            check_page_ids(dims, idx)?;
+        }
+        let with_queries = qo_indptr.windows(2).filter(|w| w[1] > w[0]).count();
+        let config = if with_queries == 0 || dims.total_q / with_queries < M64_MAX_MEAN_Q_LEN {
+            TileConfig::M64
+        } else {
+            TileConfig::M128
+        };
+        Ok(HostPlan {
+            dims: *dims,
+            config,
+        })
+    }
+}
+
+/// Mean query length below which [`TileConfig::choose`] picks `M64`. Set from
+/// both configurations of the persistent kernel timed on every seed and
+/// scale workload on the H200 (BENCHMARKS.md, v7): m128 wins from seed10
+/// (mean 329) and seed07 (559) up, m64 at seed14 (306) and below.
+pub const M64_MAX_MEAN_Q_LEN: usize = 320;
+
+/// First tile index of sequence `b`, given `qo_indptr[b]`.
+pub fn tile_start(qo_start: usize, b: usize, block_m: usize) -> usize {
+    GROUP_SIZE * qo_start / block_m + b
+}
+
+/// Tiles per kv head for a call: an upper bound that needs only the shapes.
+pub fn tiles_per_head(total_q: usize, batch: usize, block_m: usize) -> usize {
+    tile_start(total_q, batch, block_m)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::problem::Dims;
+    use crate::Error;
+
+    #[test]
+    fn host_plan_validates_and_chooses() {
+        // 4 sequences, two without queries: mean over the other two is 500.
+        let qo = [0, 500, 500, 500, 1000];
+        let kv = [0, 500, 510, 510, 1010];
+        let d = Dims::new(1000, 3000, 4, 1010);
+        let plan = HostPlan::new(&d, &qo, &kv, None).unwrap();
+        assert_eq!(plan.config, TileConfig::M128);
+        // total_q / batch alone would say 250: m64.
+        assert_eq!(TileConfig::choose(1000, 4), TileConfig::M64);
+        let short =
+            HostPlan::new(&Dims::new(20, 40, 2, 20), &[0, 10, 20], &[0, 10, 20], None).unwrap();
+        assert_eq!(short.config, TileConfig::M64);
+        // Bad contents are typed errors, page ids included when given.
+        let bad = HostPlan::new(&d, &[0, 500, 400, 400, 1000], &kv, None);
+        assert!(
+            matches!(
+                bad,
+                Err(Error::IndptrDecreasing {
+                    name: "qo_indptr",
+                    ..
+                })
+            ),
+            "{bad:?}"
+        );
+        let idx: Vec<i32> = (0..1010).map(|i| if i == 7 { 3000 } else { i }).collect();
+        let bad = HostPlan::new(&d, &qo, &kv, Some(&idx));
+        assert!(
+            matches!(
+                bad,
+                Err(Error::PageOutOfRange {
+                    index: 7,
+                    page: 3000,
+                    ..
+                })
+            ),
+            "{bad:?}"
+        );
+        let empty = HostPlan::new(&Dims::new(0, 0, 0, 0), &[0], &[0], Some(&[])).unwrap();
+        assert_eq!(empty.config, TileConfig::M64);
+    }
+
+    /// Every sequence's tile range holds the tiles it needs, for any lengths.
+    #[test]
+    fn tile_ranges_cover_every_sequence() {
+        for block_m in [64, 128] {
+            let mut qo = vec![0usize];
+            for (i, len) in [0usize, 1, 5, 21, 22, 43, 128, 129, 0, 700, 3]
+                .iter()
+                .enumerate()
+            {
+                qo.push(qo[i] + len);
+            }
+            for b in 0..qo.len() - 1 {
+                let have = tile_start(qo[b + 1], b + 1, block_m) - tile_start(qo[b], b, block_m);
+                let need = (GROUP_SIZE * (qo[b + 1] - qo[b])).div_ceil(block_m);
+                assert!(
+                    have >= need && have <= need + 1,
+                    "b={b} have={have} need={need}"
+                );
+            }
+        }
+    }
+}

@@ -1,0 +1,617 @@
+//! The kernel's work units: how one call is cut into pieces that the
+//! persistent CTAs take one at a time. This is a bit-exact mirror of
+//! `kernels/attn/scheduler.cuh`, which computes the same plan on the device
+//! from the indptrs at the start of every CTA (no host synchronisation); the
+//! host side exists for tests and for reasoning about a call.
+//!
+//! A *tile* is `block_m` packed rows (token-major, the 6 query heads of one
+//! kv head per token) of one sequence and one kv head; it sees `n` key blocks
+//! of `block_n` keys (causal, bottom-right aligned). A *unit* is a tile, or,
+//! for a tile longer than the split size `C` (in key blocks), one of its
+//! `ceil(n / C)` chunks of consecutive key blocks. Chunks write partial
+//! results to the workspace and the last one to finish merges them.
+//!
+//! Order (LPT-like, heaviest first): all chunks of split tiles, then all
+//! unsplit tiles; within each phase sequences by decreasing key-block count
+//! (for batches up to [`SORT_MAX_BATCH`]), tiles of a sequence from the last
+//! (heaviest) down, the 4 kv heads of a tile adjacent.
+
+use crate::problem::{GROUP_SIZE, NUM_KV_HEADS};
+use crate::schedule::{tiles_per_head, SplitPolicy, TileConfig};
+
+/// Largest batch the device plan handles (its tables live in shared
+/// memory, `kPlanMaxBatch` of the kernel traits); larger batches take the
+/// fallback order (no split, no sort).
+pub fn plan_max_batch(config: TileConfig) -> usize {
+    match config {
+        TileConfig::M128 => 1024,
+        TileConfig::M64 => 512,
+    }
+}
+/// Largest batch whose sequences are sorted by length.
+pub const SORT_MAX_BATCH: usize = 256;
+/// Smallest chunk (in keys) the automatic split makes: a chunk's partial
+/// write and merge cost about as much as this many keys of attention, so
+/// tiles of up to twice this many keys are never split.
+pub const MIN_CHUNK_KEYS: i64 = 512;
+/// Most chunks per tile the automatic split makes (the merge reads them in turn).
+pub const MAX_CHUNKS: i64 = 16;
+/// Batches up to this size have their plan built by one warp.
+pub const WARP_PLAN_MAX_BATCH: usize = 32;
+
+/// Key-block count of each tile of one sequence, in closed form.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SeqShape {
+    /// Query tokens.
+    pub q_len: i64,
+    /// Keys.
+    pub kv_len: i64,
+    /// Packed rows per tile.
+    pub bm: i64,
+    /// Keys per block.
+    pub bn: i64,
+}
+
+fn ceil_div(a: i64, b: i64) -> i64 {
+    // b > 0; rounds toward +inf for any sign of a.
+    a.div_euclid(b) + i64::from(a.rem_euclid(b) != 0)
+}
+
+/// sum_{i in 0..n} clamp(a * i + c, 0, h), a >= 1, h >= 0.
+fn sum_clamped(a: i64, c: i64, n: i64, h: i64) -> i64 {
+    if n <= 0 || h <= 0 {
+        return 0;
+    }
+    // i < i_lo: value <= 0; i >= i_hi: value >= h.
+    let i_lo = if c > 0 {
+        0
+    } else {
+        ((-c).div_euclid(a) + 1).min(n)
+    };
+    let i_hi = ceil_div(h - c, a).clamp(i_lo, n);
+    let cnt = i_hi - i_lo;
+    let sum_i = (i_lo + i_hi - 1) * cnt / 2;
+    a * sum_i + c * cnt + h * (n - i_hi)
+}
+
+impl SeqShape {
+    /// Tiles (per kv head).
+    pub fn tiles(&self) -> i64 {
+        ceil_div(GROUP_SIZE as i64 * self.q_len, self.bm)
+    }
+    /// Key blocks of the sequence's last tile (the most of any tile).
+    pub fn max_blocks(&self) -> i64 {
+        if self.q_len == 0 {
+            0
+        } else {
+            ceil_div(self.kv_len, self.bn)
+        }
+    }
+    /// Key blocks tile `m` sees.
+    pub fn blocks(&self, m: i64) -> i64 {
+        let g = GROUP_SIZE as i64;
+        let last_row = ((m + 1) * self.bm).min(g * self.q_len) - 1;
+        let max_key = (self.kv_len - 1).min(last_row / g + self.kv_len - self.q_len);
+        if max_key >= 0 {
+            max_key / self.bn + 1
+        } else {
+            0
+        }
+    }
+    /// Keys of block `j` are seen from tile `first_tile(j)` on (j < max_blocks).
+    fn c0(&self) -> i64 {
+        let delta = self.kv_len - self.q_len;
+        ceil_div(1 - GROUP_SIZE as i64 * delta, self.bm) - 1
+    }
+    fn slope(&self) -> i64 {
+        GROUP_SIZE as i64 * self.bn / self.bm
+    }
+    /// First tile that sees key block `j` (for j < max_blocks).
+    pub fn first_tile(&self, j: i64) -> i64 {
+        (self.slope() * j + self.c0()).clamp(0, self.tiles() - 1)
+    }
+    /// Key blocks summed over the tiles.
+    pub fn total_blocks(&self) -> i64 {
+        let (t, nb) = (self.tiles(), self.max_blocks());
+        if t == 0 || nb == 0 {
+            return 0;
+        }
+        nb * t - sum_clamped(self.slope(), self.c0(), nb, t - 1)
+    }
+    /// Tiles with at most `c` key blocks (they are not split): tiles
+    /// `0 .. unsplit(c)`.
+    pub fn unsplit(&self, c: i64) -> i64 {
+        if c >= self.max_blocks() {
+            self.tiles()
+        } else {
+            self.first_tile(c)
+        }
+    }
+    /// Chunks of the split tiles (`unsplit(c) ..`), `ceil(n / c)` each.
+    pub fn split_chunks(&self, c: i64) -> i64 {
+        let (t, nb) = (self.tiles(), self.max_blocks());
+        if c >= nb {
+            return 0;
+        }
+        let s = self.first_tile(c);
+        // sum over t' >= 1 with t' c < nb of (T - first_tile(t' c)).
+        let t_max = (nb - 1) / c;
+        let c0 = self.c0();
+        let all = sum_clamped(self.slope() * c, c0, t_max + 1, t - 1);
+        (t - s) + t_max * t - (all - c0.clamp(0, t - 1))
+    }
+}
+
+/// An upper bound on the units of a call from its shapes alone (the grid
+/// size of a launch, which must not depend on index contents): every tile
+/// of every kv head, times the most chunks a tile can be cut into.
+pub fn max_units(config: TileConfig, dims: &crate::problem::Dims, split: SplitPolicy) -> u64 {
+    let tiles =
+        tiles_per_head(dims.total_q, dims.batch, config.block_m()) as u64 * NUM_KV_HEADS as u64;
+    let bn = config.block_n() as i64;
+    let nb_max = ceil_div(dims.num_kv_indices as i64, bn).max(1);
+    let chunks = match split {
+        SplitPolicy::Never => 1,
+        SplitPolicy::Blocks(n) => nb_max.min(ceil_div(nb_max, n.max(1) as i64)),
+        SplitPolicy::Auto => ceil_div(nb_max, 2 * MIN_CHUNK_KEYS / bn).min(MAX_CHUNKS),
+    };
+    tiles.saturating_mul(chunks.max(1) as u64)
+}
+
+/// One work unit as the kernel sees it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Unit {
+    /// Sequence index.
+    pub seq: usize,
+    /// Kv head 0..4.
+    pub kv_head: usize,
+    /// Tile (row block) inside the sequence.
+    pub m_block: usize,
+    /// Key blocks `blk_lo .. blk_hi` of the tile.
+    pub blk_lo: usize,
+    /// End of the key-block range.
+    pub blk_hi: usize,
+    /// This unit's chunk index and the tile's chunk count (1: not split).
+    pub chunk: usize,
+    /// Chunks of the tile.
+    pub n_chunks: usize,
+    /// Merge slot of this chunk (split tiles only): its unit index.
+    pub slot: Option<usize>,
+}
+
+/// The units of one call, in the order the kernel hands them out.
+#[derive(Clone, Debug)]
+pub struct UnitPlan {
+    /// Tile shape.
+    pub config: TileConfig,
+    /// Split size in key blocks (`i64::MAX`: nothing is split).
+    pub chunk: i64,
+    /// Units of split tiles (they come first and use merge slots 0..).
+    pub split_units: usize,
+    /// All units.
+    pub units: Vec<Unit>,
+    /// Whether the device plan applied (batch <= [`plan_max_batch`]).
+    pub planned: bool,
+}
+
+/// A sequence's lengths as the kernel reads them: a bad range counts as empty.
+fn seq_lens(qo: &[i32], kv: &[i32], b: usize, total_q: usize, num_kv_indices: usize) -> (i64, i64) {
+    let (q0, q1, k0, k1) = (
+        qo[b] as i64,
+        qo[b + 1] as i64,
+        kv[b] as i64,
+        kv[b + 1] as i64,
+    );
+    if q0 < 0 || q1 < q0 || q1 > total_q as i64 || k0 < 0 || k1 < k0 || k1 > num_kv_indices as i64 {
+        (0, 0)
+    } else {
+        (q1 - q0, k1 - k0)
+    }
+}
+
+impl UnitPlan {
+    /// The plan the kernel builds for this call on a grid of `grid` CTAs
+    /// whose workspace holds `partial_slots` merge slots.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        config: TileConfig,
+        qo_indptr: &[i32],
+        kv_indptr: &[i32],
+        total_q: usize,
+        num_kv_indices: usize,
+        grid: usize,
+        split: SplitPolicy,
+        partial_slots: usize,
+    ) -> UnitPlan {
+        let batch = qo_indptr.len().saturating_sub(1);
+        let (bm, bn) = (config.block_m() as i64, config.block_n() as i64);
+        let heads = NUM_KV_HEADS;
+        if batch > plan_max_batch(config) {
+            return Self::fallback(config, qo_indptr, kv_indptr, total_q, num_kv_indices);
+        }
+        let shapes: Vec<SeqShape> = (0..batch)
+            .map(|b| {
+                let (q_len, kv_len) = seq_lens(qo_indptr, kv_indptr, b, total_q, num_kv_indices);
+                SeqShape {
+                    q_len,
+                    kv_len,
+                    bm,
+                    bn,
+                }
+            })
+            .collect();
+        let work: i64 = heads as i64 * shapes.iter().map(|s| s.total_blocks()).sum::<i64>();
+        let nb_max = shapes.iter().map(|s| s.max_blocks()).max().unwrap_or(0);
+        let g = grid.max(1) as i64;
+        // Tiles up to 1.5x the mean work per CTA stay whole; at most
+        // MAX_CHUNKS chunks per tile, at least MIN_CHUNK_KEYS keys each.
+        let mut chunk = match split {
+            SplitPolicy::Never => i64::MAX,
+            SplitPolicy::Blocks(n) => n.max(1) as i64,
+            SplitPolicy::Auto => ceil_div(3 * work, 2 * g)
+                .max(2 * MIN_CHUNK_KEYS / bn)
+                .max(ceil_div(nb_max, MAX_CHUNKS)),
+        };
+        // Double the chunk until the split units fit the merge slots.
+        let split_units = loop {
+            let n1: i64 = if chunk == i64::MAX {
+                0
+            } else {
+                heads as i64 * shapes.iter().map(|s| s.split_chunks(chunk)).sum::<i64>()
+            };
+            if n1 <= partial_slots as i64 {
+                break n1 as usize;
+            }
+            chunk = if chunk > i64::MAX / 4 {
+                i64::MAX
+            } else {
+                chunk * 2
+            };
+        };
+        // Rank order: sequences by decreasing key-block count, then index.
+        let mut order: Vec<usize> = (0..batch).collect();
+        if batch <= SORT_MAX_BATCH {
+            order.sort_by_key(|&b| (std::cmp::Reverse(shapes[b].max_blocks()), b));
+        }
+        let mut units = Vec::new();
+        // Phase 1: chunks of split tiles.
+        for &b in &order {
+            let s = &shapes[b];
+            if chunk == i64::MAX {
+                break;
+            }
+            let first_split = s.unsplit(chunk);
+            for m in (first_split..s.tiles()).rev() {
+                let n = s.blocks(m);
+                let k = ceil_div(n, chunk);
+                for c in 0..k {
+                    for h in 0..heads {
+                        let u = units.len();
+                        units.push(Unit {
+                            seq: b,
+                            kv_head: h,
+                            m_block: m as usize,
+                            blk_lo: (c * n / k) as usize,
+                            blk_hi: ((c + 1) * n / k) as usize,
+                            chunk: c as usize,
+                            n_chunks: k as usize,
+                            slot: Some(u),
+                        });
+                    }
+                }
+            }
+        }
+        debug_assert_eq!(units.len(), split_units);
+        // Phase 2: unsplit tiles.
+        for &b in &order {
+            let s = &shapes[b];
+            let unsplit = if chunk == i64::MAX {
+                s.tiles()
+            } else {
+                s.unsplit(chunk)
+            };
+            for m in (0..unsplit).rev() {
+                for h in 0..heads {
+                    units.push(Unit {
+                        seq: b,
+                        kv_head: h,
+                        m_block: m as usize,
+                        blk_lo: 0,
+                        blk_hi: s.blocks(m) as usize,
+                        chunk: 0,
+                        n_chunks: 1,
+                        slot: None,
+                    });
+                }
+            }
+        }
+        UnitPlan {
+            config,
+            chunk,
+            split_units,
+            units,
+            planned: true,
+        }
+    }
+
+    /// Batches above [`plan_max_batch`]: tiles in the fixed numbering of
+    /// [`crate::schedule::tile_start`], last tile first, nothing split.
+    fn fallback(
+        config: TileConfig,
+        qo: &[i32],
+        kv: &[i32],
+        total_q: usize,
+        num_kv_indices: usize,
+    ) -> UnitPlan {
+        let batch = qo.len() - 1;
+        let (bm, bn) = (config.block_m(), config.block_n());
+        let tph = tiles_per_head(total_q, batch, bm);
+        let mut units = Vec::new();
+        for linear in 0..tph * NUM_KV_HEADS {
+            let h = linear % NUM_KV_HEADS;
+            let t = tph - 1 - linear / NUM_KV_HEADS;
+            // Last b with tile_start(b) <= t.
+            let b = (0..batch)
+                .rev()
+                .find(|&b| crate::schedule::tile_start(qo[b].max(0) as usize, b, bm) <= t)
+                .unwrap_or(0);
+            let (q_len, kv_len) = seq_lens(qo, kv, b, total_q, num_kv_indices);
+            let ts = crate::schedule::tile_start(qo[b].max(0) as usize, b, bm);
+            let mb = t - ts;
+            let s = SeqShape {
+                q_len,
+                kv_len,
+                bm: bm as i64,
+                bn: bn as i64,
+            };
+            if (mb as i64) >= s.tiles() {
+                continue; // spare tile
+            }
+            units.push(Unit {
+                seq: b,
+                kv_head: h,
+                m_block: mb,
+                blk_lo: 0,
+                blk_hi: s.blocks(mb as i64) as usize,
+                chunk: 0,
+                n_chunks: 1,
+                slot: None,
+            });
+        }
+        UnitPlan {
+            config,
+            chunk: i64::MAX,
+            split_units: 0,
+            units,
+            planned: false,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn shapes() -> Vec<SeqShape> {
+        let mut v = Vec::new();
+        for (bm, bn) in [(128, 128), (64, 64), (128, 64), (64, 128)] {
+            for q in [
+                0i64, 1, 2, 5, 10, 11, 21, 22, 43, 64, 100, 128, 129, 300, 1307,
+            ] {
+                for extra in [-400i64, -q, -5, -1, 0, 1, 7, 64, 127, 128, 1000, 5000] {
+                    let kv = (q + extra).max(0);
+                    v.push(SeqShape {
+                        q_len: q,
+                        kv_len: kv,
+                        bm,
+                        bn,
+                    });
+                }
+            }
+        }
+        v
+    }
+
+    #[test]
+    fn closed_forms_match_brute_force() {
+        for s in shapes() {
+            let t = s.tiles();
+            let n: Vec<i64> = (0..t).map(|m| s.blocks(m)).collect();
+            assert!(n.windows(2).all(|w| w[0] <= w[1]), "{s:?}");
+            if t > 0 {
+                assert_eq!(n[t as usize - 1], s.max_blocks(), "{s:?}");
+            }
+            assert_eq!(s.total_blocks(), n.iter().sum::<i64>(), "{s:?}");
+            for j in 0..s.max_blocks() {
+                let first = n.iter().position(|&x| x > j).unwrap() as i64;
+                assert_eq!(s.first_tile(j), first, "{s:?} j={j}");
+            }
+            for c in 1..20 {
+                let unsplit = n.iter().filter(|&&x| x <= c).count() as i64;
+                assert_eq!(s.unsplit(c), unsplit, "{s:?} c={c}");
+                let chunks: i64 = n.iter().filter(|&&x| x > c).map(|&x| ceil_div(x, c)).sum();
+                assert_eq!(s.split_chunks(c), chunks, "{s:?} c={c}");
+            }
+        }
+    }
+
+    #[test]
+    fn sum_clamped_matches_brute_force() {
+        for a in 1..8 {
+            for c in -20..20 {
+                for n in 0..15 {
+                    for h in 0..12 {
+                        let want: i64 = (0..n).map(|i| (a * i + c).clamp(0, h)).sum();
+                        assert_eq!(sum_clamped(a, c, n, h), want, "a={a} c={c} n={n} h={h}");
+                    }
+                }
+            }
+        }
+    }
+
+    /// Every visible key block of every tile and head is covered by exactly
+    /// one unit; tiles without keys appear once with an empty range; chunks
+    /// of a tile agree on their count and use distinct slots in range.
+    fn check_cover(plan: &UnitPlan, qo: &[i32], kv: &[i32], total_q: usize, slots: usize) {
+        use std::collections::HashMap;
+        let batch = qo.len() - 1;
+        let nki = *kv.last().unwrap() as usize;
+        let (bm, bn) = (plan.config.block_m() as i64, plan.config.block_n() as i64);
+        // (seq, kv head, tile) -> its units' (first block, end block, chunks)
+        type Parts = Vec<(usize, usize, usize)>;
+        let mut seen: HashMap<(usize, usize, usize), Parts> = HashMap::new();
+        let mut used_slots = std::collections::HashSet::new();
+        for (i, u) in plan.units.iter().enumerate() {
+            seen.entry((u.seq, u.kv_head, u.m_block))
+                .or_default()
+                .push((u.blk_lo, u.blk_hi, u.n_chunks));
+            if u.n_chunks > 1 {
+                let s = u.slot.expect("split unit without slot");
+                assert_eq!(s, i);
+                assert!(s < slots && used_slots.insert(s));
+                assert!(i < plan.split_units);
+            } else {
+                assert!(u.slot.is_none());
+            }
+        }
+        for b in 0..batch {
+            let (q_len, kv_len) = seq_lens(qo, kv, b, total_q, nki);
+            let s = SeqShape {
+                q_len,
+                kv_len,
+                bm,
+                bn,
+            };
+            for m in 0..s.tiles() {
+                for h in 0..NUM_KV_HEADS {
+                    let mut parts = seen
+                        .remove(&(b, h, m as usize))
+                        .unwrap_or_else(|| panic!("tile b={b} m={m} h={h} missing"));
+                    parts.sort();
+                    let k = parts.len();
+                    assert!(parts.iter().all(|p| p.2 == k), "{parts:?}");
+                    let mut next = 0;
+                    for p in &parts {
+                        assert_eq!(p.0, next, "{parts:?}");
+                        assert!(p.1 > p.0 || k == 1, "{parts:?}");
+                        next = p.1;
+                    }
+                    assert_eq!(next as i64, s.blocks(m), "b={b} m={m}");
+                }
+            }
+        }
+        assert!(seen.is_empty(), "units outside any tile: {seen:?}");
+    }
+
+    fn lens_to_indptr(lens: &[usize]) -> Vec<i32> {
+        let mut v = vec![0i32];
+        for l in lens {
+            v.push(v.last().unwrap() + *l as i32);
+        }
+        v
+    }
+
+    #[test]
+    fn plans_cover_every_tile_once() {
+        let mut rng = 0x1234_5678_u64;
+        let mut next = |m: u64| {
+            rng ^= rng << 13;
+            rng ^= rng >> 7;
+            rng ^= rng << 17;
+            rng % m
+        };
+        for case in 0..400 {
+            let batch = 1 + next(match case % 50 {
+                0 => 1500,
+                1 => 800,
+                _ => 12,
+            }) as usize;
+            let q: Vec<usize> = (0..batch)
+                .map(|_| match next(4) {
+                    0 => 0,
+                    1 => next(8) as usize,
+                    _ => next(700) as usize,
+                })
+                .collect();
+            let k: Vec<usize> = q
+                .iter()
+                .map(|&x| match next(4) {
+                    0 => x,
+                    1 => x + next(2000) as usize,
+                    2 => x.saturating_sub(next(50) as usize),
+                    _ => next(100) as usize,
+                })
+                .collect();
+            let qo = lens_to_indptr(&q);
+            let kv = lens_to_indptr(&k);
+            let total_q = *qo.last().unwrap() as usize;
+            let nki = *kv.last().unwrap() as usize;
+            for config in [TileConfig::M128, TileConfig::M64] {
+                for split in [
+                    SplitPolicy::Auto,
+                    SplitPolicy::Never,
+                    SplitPolicy::Blocks(1),
+                    SplitPolicy::Blocks(3),
+                ] {
+                    for (grid, slots) in [(132, 264), (264, 528), (7, 3)] {
+                        let plan =
+                            UnitPlan::new(config, &qo, &kv, total_q, nki, grid, split, slots);
+                        assert!(plan.split_units <= slots);
+                        check_cover(&plan, &qo, &kv, total_q, slots);
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn auto_split_only_where_it_pays() {
+        // One sequence of 1307 tokens on 132 CTAs (m128): its longest tile
+        // (11 blocks) is under 1.5x the mean work per CTA: nothing split.
+        let qo = [0, 1307];
+        let plan = UnitPlan::new(
+            TileConfig::M128,
+            &qo,
+            &qo,
+            1307,
+            1307,
+            132,
+            SplitPolicy::Auto,
+            264,
+        );
+        assert_eq!(plan.split_units, 0);
+        // A cached prefix: 100 queries over 8000 keys give 5 tiles of 63
+        // blocks per head on 132 CTAs: split, each chunk at most 1.5x the
+        // mean work, at most 16 chunks per tile.
+        let qo = [0, 100];
+        let kv = [0, 8000];
+        let plan = UnitPlan::new(
+            TileConfig::M128,
+            &qo,
+            &kv,
+            100,
+            8000,
+            132,
+            SplitPolicy::Auto,
+            264,
+        );
+        assert!(plan.split_units > 0);
+        let work: i64 = 4 * 5 * 63;
+        assert_eq!(
+            plan.chunk,
+            ceil_div(3 * work, 2 * 132).max(8).max(ceil_div(63, 16))
+        );
+        assert!(plan
+            .units
+            .iter()
+            .all(|u| (u.blk_hi - u.blk_lo) as i64 <= plan.chunk));
+        assert!(plan.units.iter().all(|u| u.n_chunks as i64 <= MAX_CHUNKS));
+        // Split units first.
+        assert!(plan.units[..plan.split_units]
+            .iter()
+            .all(|u| u.n_chunks > 1));
+        assert!(plan.units[plan.split_units..]
+            .iter()
+            .all(|u| u.n_chunks == 1));
+    }
+}

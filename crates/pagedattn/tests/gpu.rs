@@ -1,0 +1,581 @@
+//! GPU tests of the CUDA backend. They need a Hopper GPU and are `#[ignore]`d,
+//! so that `cargo test` elsewhere reports them as ignored; on the GPU machine
+//! run them with `cargo test --release -p pagedattn --test gpu -- --ignored`,
+//! or the binary from `scripts/dist.sh` with `--ignored` (docs/DEVELOPING.md).
+//!
+//! Every run draws fresh random inputs (the seed is printed so a failure can
+//! be replayed with PAGEDATTN_TEST_SEED=<seed>); outputs are poisoned with NaN
+//! before every launch, so an unwritten element fails the check.
+
+mod common;
+
+use std::sync::Arc;
+
+use common::run_seed;
+
+use pagedattn::backend::cpu;
+use pagedattn::check::compare;
+use pagedattn::problem::{HostProblem, Output};
+use pagedattn::schedule::{HostPlan, SplitPolicy, TileConfig};
+use pagedattn::Error;
+use pagedattn::{CudaBackend, DeviceBuffers, Options};
+use pagedattn_cli::generate::{edge_cases, random_batch, BatchSpec};
+use pagedattn_cli::workload::{embedded_scale, embedded_seed, Workload};
+
+/// Runs the fast kernel (checked mode, poisoned outputs).
+fn run_fast(b: &CudaBackend, p: &HostProblem<'_>) -> Result<Output, Error> {
+    let stream = b.stream();
+    let mut bufs = DeviceBuffers::upload(b.kernel(), stream, p)?;
+    bufs.poison(stream)?;
+    bufs.with_views(|v, out, lse, ws| b.kernel().launch_checked(stream, v, out, lse, ws))?;
+    bufs.download(stream)
+}
+
+fn assert_close(name: &str, got: &Output, reference: &Output) -> (f64, f64) {
+    let rep = compare(got, reference);
+    assert!(
+        rep.ok(),
+        "{name}: output differs from the reference beyond the SPEC.md bound: {rep:?}"
+    );
+    (rep.max_abs_out, rep.max_abs_lse)
+}
+
+#[test]
+#[ignore = "needs a Hopper GPU (run with --ignored on the GPU machine)"]
+fn reference_kernel_matches_cpu() {
+    let b = gpu!("reference_kernel_matches_cpu");
+    let seed = run_seed();
+    let mut cases = edge_cases();
+    for i in 0..10 {
+        cases.push(random_batch(
+            seed ^ (0x100 + i),
+            &BatchSpec {
+                max_q_len: 200,
+                max_extra_kv: 100,
+                ..Default::default()
+            },
+        ));
+    }
+    for w in &cases {
+        let inputs = w.inputs(seed);
+        let p = inputs.problem();
+        let r = b.reference(&p).expect("reference kernel");
+        let c = cpu::attention(&p).expect("cpu");
+        assert_close(&format!("reference vs cpu on {}", w.name), &r, &c);
+    }
+    println!("reference kernel vs CPU: {} cases ok", cases.len());
+}
+
+#[test]
+#[ignore = "needs a Hopper GPU (run with --ignored on the GPU machine)"]
+fn fast_kernel_edge_cases_match_cpu() {
+    let b = gpu!("fast_kernel_edge_cases_match_cpu");
+    let seed = run_seed();
+    let mut cases = edge_cases();
+    for i in 0..40 {
+        let spec = BatchSpec {
+            max_batch: 8,
+            max_q_len: 300,
+            max_extra_kv: 300,
+            ..Default::default()
+        };
+        cases.push(random_batch(seed ^ (0x200 + i), &spec));
+    }
+    let (mut wo, mut wl) = (0f64, 0f64);
+    for w in &cases {
+        let inputs = w.inputs(seed);
+        let p = inputs.problem();
+        let got = run_fast(b, &p).unwrap_or_else(|e| panic!("{}: {e}", w.name));
+        let c = cpu::attention(&p).expect("cpu");
+        let (o, l) = assert_close(&w.name, &got, &c);
+        wo = wo.max(o);
+        wl = wl.max(l);
+    }
+    println!(
+        "fast kernel vs CPU: {} edge/random cases ok (max abs err out {wo:.2e}, lse {wl:.2e})",
+        cases.len()
+    );
+}
+
+/// At least 200 generated batches: 1..300 sequences of 0..700 tokens, kv_len
+/// above and below q_len, shuffled and repeated pages.
+#[test]
+#[ignore = "needs a Hopper GPU (run with --ignored on the GPU machine)"]
+fn fast_kernel_random_batches_match_reference() {
+    let b = gpu!("fast_kernel_random_batches_match_reference");
+    let seed = run_seed();
+    let n = common::env_u64("PAGEDATTN_GPU_BATCHES").unwrap_or(200);
+    let (mut wo, mut wl, mut tokens) = (0f64, 0f64, 0usize);
+    for i in 0..n {
+        // Log-uniform batch size; lengths shrink with the batch so a case
+        // stays a few tens of thousands of tokens.
+        let s = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15).wrapping_add(i);
+        let batch = (300f64.powf((s % 1000) as f64 / 999.0)).round().max(1.0) as usize;
+        let max_q = (20_000 / batch).clamp(1, 700);
+        let spec = BatchSpec {
+            max_batch: batch,
+            exact_batch: true,
+            max_q_len: max_q,
+            max_extra_kv: max_q,
+            max_spare_pages: 64,
+            ..Default::default()
+        };
+        let w = random_batch(s, &spec);
+        tokens += w.total_q;
+        let inputs = w.inputs(seed);
+        let p = inputs.problem();
+        let got = run_fast(b, &p).unwrap_or_else(|e| panic!("batch {i} ({}): {e}", w.name));
+        let r = b.reference(&p).expect("reference");
+        let (o, l) = assert_close(
+            &format!("batch {i} ({}, {} seqs)", w.name, w.batch()),
+            &got,
+            &r,
+        );
+        wo = wo.max(o);
+        wl = wl.max(l);
+    }
+    println!("fast kernel vs GPU reference: {n} random batches ok, {tokens} tokens (max abs err out {wo:.2e}, lse {wl:.2e})");
+}
+
+fn check_workloads(b: &CudaBackend, ws: &[Workload], label: &str) {
+    let seed = run_seed();
+    for w in ws {
+        let inputs = w.inputs(seed);
+        let p = inputs.problem();
+        let got = run_fast(b, &p).unwrap_or_else(|e| panic!("{}: {e}", w.name));
+        let r = b.reference(&p).expect("reference");
+        let (o, l) = assert_close(&w.name, &got, &r);
+        println!(
+            "{label} {:<22} ok  max abs err out {o:.2e} lse {l:.2e}",
+            w.name
+        );
+    }
+}
+
+#[test]
+#[ignore = "needs a Hopper GPU (run with --ignored on the GPU machine)"]
+fn seed_workloads_match_reference() {
+    let b = gpu!("seed_workloads_match_reference");
+    check_workloads(b, &embedded_seed().unwrap(), "seed");
+}
+
+#[test]
+#[ignore = "needs a Hopper GPU (run with --ignored on the GPU machine)"]
+fn scale_workloads_match_reference() {
+    let b = gpu!("scale_workloads_match_reference");
+    check_workloads(b, &embedded_scale().unwrap(), "scale");
+}
+
+/// Same inputs give bitwise the same output: 100 repeats, and eager launches
+/// against graph replays.
+#[test]
+#[ignore = "needs a Hopper GPU (run with --ignored on the GPU machine)"]
+fn deterministic_and_graph_replay_equal() {
+    let b = gpu!("deterministic_and_graph_replay_equal");
+    let seed = run_seed();
+    let w = &embedded_seed().unwrap()[12]; // 45 sequences
+    let inputs = w.inputs(seed);
+    let p = inputs.problem();
+    let first = run_fast(b, &p).unwrap();
+    let stream: &Arc<_> = b.stream();
+    let mut bufs = DeviceBuffers::upload(b.kernel(), stream, &p).unwrap();
+    for i in 0..100 {
+        bufs.poison(stream).unwrap();
+        bufs.with_views(|v, out, lse, ws| b.kernel().launch(stream, v, out, lse, ws))
+            .unwrap();
+        let o = bufs.download(stream).unwrap();
+        assert!(
+            o.out
+                .iter()
+                .zip(&first.out)
+                .all(|(a, b)| a.to_bits() == b.to_bits()),
+            "repeat {i} differs"
+        );
+        assert!(
+            o.lse
+                .iter()
+                .zip(&first.lse)
+                .all(|(a, b)| a.to_bits() == b.to_bits()),
+            "repeat {i} lse differs"
+        );
+    }
+    // Graph replay, with new indptr contents between replays.
+    bufs.poison(stream).unwrap();
+    stream
+        .begin_capture(
+            pagedattn::cudarc::driver::sys::CUstreamCaptureMode::CU_STREAM_CAPTURE_MODE_THREAD_LOCAL,
+        )
+        .unwrap();
+    bufs.with_views(|v, out, lse, ws| b.kernel().launch(stream, v, out, lse, ws))
+        .unwrap();
+    let graph = stream
+        .end_capture(pagedattn::cudarc::driver::sys::CUgraphInstantiate_flags(0))
+        .unwrap()
+        .unwrap();
+    graph.launch().unwrap();
+    let o = bufs.download(stream).unwrap();
+    assert!(
+        o.out
+            .iter()
+            .zip(&first.out)
+            .all(|(a, b)| a.to_bits() == b.to_bits()),
+        "graph replay differs"
+    );
+    assert!(
+        o.lse
+            .iter()
+            .zip(&first.lse)
+            .all(|(a, b)| a.to_bits() == b.to_bits()),
+        "graph replay lse differs"
+    );
+    // Replay with other sequence boundaries (same total_q and batch): the grid
+    // does not depend on them, so the graph stays valid.
+    let mut w2 = w.clone();
+    let nb = w2.batch();
+    let mut qo: Vec<i32> = (0..=nb).map(|i| (i * w.total_q / nb) as i32).collect();
+    qo[nb] = w.total_q as i32;
+    w2.qo_indptr = qo.clone();
+    w2.kv_indptr = qo;
+    w2.kv_indices = (0..w.total_q as i32)
+        .map(|x| x % w.num_pages as i32)
+        .collect();
+    if w2.kv_indices.len() == w.kv_indices.len() {
+        let inputs2 = Workload { ..w2.clone() }.inputs(seed);
+        let p2 = HostProblem {
+            q: &inputs.q,
+            k_cache: &inputs.k_cache,
+            v_cache: &inputs.v_cache,
+            ..inputs2.problem()
+        };
+        stream
+            .memcpy_htod(&w2.qo_indptr, &mut bufs.qo_indptr)
+            .unwrap();
+        stream
+            .memcpy_htod(&w2.kv_indptr, &mut bufs.kv_indptr)
+            .unwrap();
+        stream
+            .memcpy_htod(&w2.kv_indices, &mut bufs.kv_indices)
+            .unwrap();
+        bufs.poison(stream).unwrap();
+        graph.launch().unwrap();
+        let o2 = bufs.download(stream).unwrap();
+        let r2 = b.reference(&p2).unwrap();
+        assert_close("graph replay with new indptrs", &o2, &r2);
+    }
+    println!(
+        "determinism: 100 repeats bitwise equal; graph replay equal; replay with new indptrs ok"
+    );
+}
+
+/// Page ids outside [0, num_pages) in device memory: never dereferenced;
+/// the checked mode reports them.
+#[test]
+#[ignore = "needs a Hopper GPU (run with --ignored on the GPU machine)"]
+fn bad_page_ids_in_device_memory_are_reported() {
+    let b = gpu!("bad_page_ids_in_device_memory_are_reported");
+    let seed = run_seed();
+    let w = &embedded_seed().unwrap()[1];
+    let inputs = w.inputs(seed);
+    for bad in [-1i32, w.num_pages as i32, i32::MAX, i32::MIN] {
+        let mut idx = inputs.kv_indices.clone();
+        idx[3] = bad;
+        let stream = b.stream();
+        let mut bufs = DeviceBuffers::upload(b.kernel(), stream, &inputs.problem()).unwrap();
+        stream.memcpy_htod(&idx, &mut bufs.kv_indices).unwrap();
+        bufs.poison(stream).unwrap();
+        let r =
+            bufs.with_views(|v, out, lse, ws| b.kernel().launch_checked(stream, v, out, lse, ws));
+        assert!(
+            matches!(r, Err(Error::DeviceIndexData(_))),
+            "page id {bad}: expected DeviceIndexData, got {r:?}"
+        );
+        // Unchecked launches also never fault; the flag is kept for later.
+        bufs.with_views(|v, out, lse, ws| b.kernel().launch(stream, v, out, lse, ws))
+            .unwrap();
+        assert!(matches!(
+            b.kernel().take_device_errors(stream, &mut bufs.workspace),
+            Err(Error::DeviceIndexData(_))
+        ));
+        assert!(
+            b.kernel()
+                .take_device_errors(stream, &mut bufs.workspace)
+                .is_ok(),
+            "flag not cleared"
+        );
+    }
+    println!("bad page ids in device memory: reported, no fault");
+}
+
+/// Bad indptr contents in device memory: reported, never dereferenced.
+#[test]
+#[ignore = "needs a Hopper GPU (run with --ignored on the GPU machine)"]
+fn bad_indptrs_in_device_memory_are_reported() {
+    let b = gpu!("bad_indptrs_in_device_memory_are_reported");
+    let seed = run_seed();
+    let w = &embedded_seed().unwrap()[5]; // 9 sequences
+    let inputs = w.inputs(seed);
+    let n = w.qo_indptr.len();
+    let variants: Vec<(&str, Vec<i32>, Vec<i32>)> = vec![
+        (
+            "qo decreasing",
+            {
+                let mut q = w.qo_indptr.clone();
+                q[2] = q[1] - 1;
+                q
+            },
+            w.kv_indptr.clone(),
+        ),
+        (
+            "qo past total_q",
+            {
+                let mut q = w.qo_indptr.clone();
+                q[n - 2] = w.total_q as i32 + 100;
+                q
+            },
+            w.kv_indptr.clone(),
+        ),
+        (
+            "qo first not 0",
+            {
+                let mut q = w.qo_indptr.clone();
+                q[0] = 5;
+                q
+            },
+            w.kv_indptr.clone(),
+        ),
+        ("kv negative", w.qo_indptr.clone(), {
+            let mut k = w.kv_indptr.clone();
+            k[1] = -7;
+            k
+        }),
+        ("kv past end", w.qo_indptr.clone(), {
+            let mut k = w.kv_indptr.clone();
+            k[n - 1] = i32::MAX;
+            k
+        }),
+    ];
+    let stream = b.stream();
+    for (what, qo, kv) in variants {
+        let mut bufs = DeviceBuffers::upload(b.kernel(), stream, &inputs.problem()).unwrap();
+        stream.memcpy_htod(&qo, &mut bufs.qo_indptr).unwrap();
+        stream.memcpy_htod(&kv, &mut bufs.kv_indptr).unwrap();
+        bufs.poison(stream).unwrap();
+        let r =
+            bufs.with_views(|v, out, lse, ws| b.kernel().launch_checked(stream, v, out, lse, ws));
+        assert!(
+            matches!(r, Err(Error::DeviceIndexData(_))),
+            "{what}: expected DeviceIndexData, got {r:?}"
+        );
+    }
+    println!("bad indptrs in device memory: reported, no fault");
+}
+
+/// Both tile configurations, forced, on random batches and a few seed
+/// workloads (the per-call choice only picks between them).
+#[test]
+#[ignore = "needs a Hopper GPU (run with --ignored on the GPU machine)"]
+fn both_tile_configs_match_reference() {
+    let _ = gpu!("both_tile_configs_match_reference");
+    let seed = run_seed();
+    let seeds = embedded_seed().unwrap();
+    for config in [TileConfig::M64, TileConfig::M128] {
+        let mut b = CudaBackend::new().expect("backend");
+        b.set_options(Options {
+            tile: Some(config),
+            ..Default::default()
+        })
+        .expect("options");
+        let mut cases: Vec<Workload> = [0usize, 2, 9, 12, 18]
+            .iter()
+            .map(|&i| seeds[i].clone())
+            .collect();
+        for i in 0..60u64 {
+            let spec = BatchSpec {
+                max_batch: 40,
+                max_q_len: 300,
+                max_extra_kv: 300,
+                max_spare_pages: 32,
+                ..Default::default()
+            };
+            cases.push(random_batch(seed ^ (0x300 + i), &spec));
+        }
+        for w in &cases {
+            let inputs = w.inputs(seed);
+            let p = inputs.problem();
+            let got = run_fast(&b, &p).unwrap_or_else(|e| panic!("{config:?} {}: {e}", w.name));
+            let r = b.reference(&p).expect("reference");
+            assert_close(&format!("{config:?} {}", w.name), &got, &r);
+        }
+        println!("tile config {config:?}: {} cases ok", cases.len());
+    }
+}
+
+/// The host-plan path: validated on the host, launched with the plan's tile
+/// configuration, same results as the reference; a plan for other
+/// dimensions is refused.
+#[test]
+#[ignore = "needs a Hopper GPU (run with --ignored on the GPU machine)"]
+fn host_plan_launch_matches_reference() {
+    let b = gpu!("host_plan_launch_matches_reference");
+    let seed = run_seed();
+    let seeds = embedded_seed().unwrap();
+    let stream = b.stream();
+    for w in [&seeds[2], &seeds[11], &seeds[18]] {
+        let inputs = w.inputs(seed);
+        let p = inputs.problem();
+        let plan = HostPlan::new(&p.dims, p.qo_indptr, p.kv_indptr, Some(p.kv_indices)).unwrap();
+        let mut bufs = DeviceBuffers::upload(b.kernel(), stream, &p).unwrap();
+        bufs.poison(stream).unwrap();
+        bufs.with_views(|v, out, lse, ws| {
+            b.kernel().launch_planned(&plan, stream, v, out, lse, ws)
+        })
+        .unwrap();
+        let got = bufs.download(stream).unwrap();
+        let r = b.reference(&p).unwrap();
+        assert_close(&format!("planned {} ({:?})", w.name, plan.config), &got, &r);
+        let mut other = plan;
+        other.dims.total_q += 1;
+        let e = bufs.with_views(|v, out, lse, ws| {
+            b.kernel().launch_planned(&other, stream, v, out, lse, ws)
+        });
+        assert!(matches!(e, Err(Error::PlanMismatch(_))), "{e:?}");
+    }
+    println!("host plan: 3 seed workloads ok, mismatched plan refused");
+}
+
+/// The split-KV path: tiles cut into chunks of 1, 2 or 3 key blocks (forced)
+/// and merged in the kernel, in both tile configurations, on edge cases,
+/// random batches with long cached prefixes and seed workloads; each against
+/// the reference, then repeated (bitwise equal) and replayed from a graph
+/// several times (the kernel resets its workspace counters itself).
+#[test]
+#[ignore = "needs a Hopper GPU (run with --ignored on the GPU machine)"]
+fn split_kv_chunks_merge_like_the_reference() {
+    let _ = gpu!("split_kv_chunks_merge_like_the_reference");
+    let seed = run_seed();
+    let seeds = embedded_seed().unwrap();
+    let mut cases: Vec<Workload> = [1usize, 7, 11, 13]
+        .iter()
+        .map(|&i| seeds[i].clone())
+        .collect();
+    cases.extend(edge_cases().into_iter().take(30));
+    for i in 0..30u64 {
+        let spec = BatchSpec {
+            max_batch: 12,
+            max_q_len: 200,
+            max_extra_kv: if i % 2 == 0 { 2000 } else { 100 },
+            max_spare_pages: 32,
+            ..Default::default()
+        };
+        cases.push(random_batch(seed ^ (0x700 + i), &spec));
+    }
+    let mut split_calls = 0;
+    for config in [TileConfig::M64, TileConfig::M128] {
+        for split in [
+            SplitPolicy::Blocks(1),
+            SplitPolicy::Blocks(2),
+            SplitPolicy::Blocks(3),
+        ] {
+            let mut b = CudaBackend::new().expect("backend");
+            b.set_options(Options {
+                tile: Some(config),
+                split,
+                ..Default::default()
+            })
+            .expect("options");
+            for w in &cases {
+                let inputs = w.inputs(seed);
+                let p = inputs.problem();
+                let name = format!("{config:?} {split:?} {}", w.name);
+                let got = run_fast(&b, &p).unwrap_or_else(|e| panic!("{name}: {e}"));
+                let r = b.reference(&p).expect("reference");
+                assert_close(&name, &got, &r);
+                split_calls += 1;
+            }
+            // Repeats and graph replays of one split call: same bits.
+            let w = &cases[2];
+            let inputs = w.inputs(seed);
+            let p = inputs.problem();
+            let first = run_fast(&b, &p).unwrap();
+            let stream: &Arc<_> = b.stream();
+            let mut bufs = DeviceBuffers::upload(b.kernel(), stream, &p).unwrap();
+            for i in 0..10 {
+                bufs.poison(stream).unwrap();
+                bufs.with_views(|v, out, lse, ws| b.kernel().launch(stream, v, out, lse, ws))
+                    .unwrap();
+                let o = bufs.download(stream).unwrap();
+                assert!(
+                    bitwise_eq(&o, &first),
+                    "{config:?} {split:?}: repeat {i} differs"
+                );
+            }
+            stream
+                .begin_capture(
+                    cudarc::driver::sys::CUstreamCaptureMode::CU_STREAM_CAPTURE_MODE_THREAD_LOCAL,
+                )
+                .unwrap();
+            bufs.with_views(|v, out, lse, ws| b.kernel().launch(stream, v, out, lse, ws))
+                .unwrap();
+            let graph = stream
+                .end_capture(cudarc::driver::sys::CUgraphInstantiate_flags(0))
+                .unwrap()
+                .unwrap();
+            for i in 0..5 {
+                bufs.poison(stream).unwrap();
+                graph.launch().unwrap();
+                let o = bufs.download(stream).unwrap();
+                assert!(
+                    bitwise_eq(&o, &first),
+                    "{config:?} {split:?}: graph replay {i} differs"
+                );
+            }
+        }
+    }
+    println!(
+        "split-KV: {split_calls} forced-split calls ok, repeats and graph replays bitwise equal"
+    );
+}
+
+fn bitwise_eq(a: &Output, b: &Output) -> bool {
+    a.out.len() == b.out.len()
+        && a.lse.len() == b.lse.len()
+        && a.out
+            .iter()
+            .zip(&b.out)
+            .all(|(x, y)| x.to_bits() == y.to_bits())
+        && a.lse
+            .iter()
+            .zip(&b.lse)
+            .all(|(x, y)| x.to_bits() == y.to_bits())
+}
+
+/// Batches above the shared-memory plan's capacity (512 sequences for m64,
+/// 1024 for m128) take the fallback unit order: same results.
+#[test]
+#[ignore = "needs a Hopper GPU (run with --ignored on the GPU machine)"]
+fn large_batches_take_the_fallback_order() {
+    let _ = gpu!("large_batches_take_the_fallback_order");
+    let seed = run_seed();
+    for (config, batch) in [(TileConfig::M64, 700), (TileConfig::M128, 1500)] {
+        let mut b = CudaBackend::new().expect("backend");
+        b.set_options(Options {
+            tile: Some(config),
+            ..Default::default()
+        })
+        .expect("options");
+        let spec = BatchSpec {
+            max_batch: batch,
+            exact_batch: true,
+            max_q_len: 12,
+            max_extra_kv: 30,
+            ..Default::default()
+        };
+        let w = random_batch(seed ^ 0x900 ^ batch as u64, &spec);
+        let inputs = w.inputs(seed);
+        let p = inputs.problem();
+        let got = run_fast(&b, &p).unwrap_or_else(|e| panic!("{config:?} {}: {e}", w.name));
+        let r = b.reference(&p).expect("reference");
+        assert_close(&format!("{config:?} {} ({batch} seqs)", w.name), &got, &r);
+    }
+    println!("fallback order: 700 (m64) and 1500 (m128) sequences ok");
+}
