@@ -17,7 +17,9 @@ use std::time::Instant;
 use cudarc::driver::{sys, CudaContext, CudaStream};
 use half::bf16;
 use pagedattn::backend::cuda::{PagedPrefill, RawCall, Workspace, PTXAS_REPORT};
-use pagedattn::problem::{default_sm_scale, Dims, HostProblem, HEAD_DIM, NUM_KV_HEADS, NUM_QO_HEADS};
+use pagedattn::problem::{
+    default_sm_scale, Dims, HostProblem, HEAD_DIM, NUM_KV_HEADS, NUM_QO_HEADS,
+};
 use pagedattn::Error;
 use pyo3::exceptions::{PyRuntimeError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
@@ -60,7 +62,9 @@ fn cu(r: sys::CUresult, what: &str) -> PyResult<()> {
     if r == sys::CUresult::CUDA_SUCCESS {
         Ok(())
     } else {
-        Err(PyRuntimeError::new_err(format!("CUDA driver error in {what}: {r:?}")))
+        Err(PyRuntimeError::new_err(format!(
+            "CUDA driver error in {what}: {r:?}"
+        )))
     }
 }
 
@@ -91,7 +95,10 @@ fn dims_from_shapes(s: &[Shape; 8]) -> PyResult<Dims> {
     let [q, k, v, qo, kv, idx, out, lse] = s;
     let (h, kvh, d) = (NUM_QO_HEADS as i64, NUM_KV_HEADS as i64, HEAD_DIM as i64);
     let bad = |name: &str, want: &str, got: &Shape| {
-        PyValueError::new_err(format!("`{name}` must have shape {want}, got {}", got.show()))
+        PyValueError::new_err(format!(
+            "`{name}` must have shape {want}, got {}",
+            got.show()
+        ))
     };
     if q.n != 3 || q.d[1] != h || q.d[2] != d {
         return Err(bad("q", Q_SHAPE, q));
@@ -114,7 +121,11 @@ fn dims_from_shapes(s: &[Shape; 8]) -> PyResult<Dims> {
         )));
     }
     if qo.n != 1 || qo.d[0] < 1 {
-        return Err(bad("qo_indptr", "[batch + 1] (1-D, at least one entry)", qo));
+        return Err(bad(
+            "qo_indptr",
+            "[batch + 1] (1-D, at least one entry)",
+            qo,
+        ));
     }
     if kv.n != 1 || kv.d[0] != qo.d[0] {
         return Err(PyValueError::new_err(format!(
@@ -127,14 +138,14 @@ fn dims_from_shapes(s: &[Shape; 8]) -> PyResult<Dims> {
         return Err(bad("kv_indices", "[num_kv_indices] (1-D)", idx));
     }
     if out.dims() != q.dims() {
-        return Err(bad(
-            "output",
-            &format!("{} (that of `q`)", q.show()),
-            out,
-        ));
+        return Err(bad("output", &format!("{} (that of `q`)", q.show()), out));
     }
     if lse.n != 2 || lse.d[0] != q.d[0] || lse.d[1] != h {
-        return Err(bad("lse", &format!("[{}, 24] ([total_q, 24])", q.d[0]), lse));
+        return Err(bad(
+            "lse",
+            &format!("[{}, 24] ([total_q, 24])", q.d[0]),
+            lse,
+        ));
     }
     Ok(Dims::new(
         q.d[0] as usize,
@@ -234,7 +245,7 @@ fn torch_refs(py: Python<'_>) -> PyResult<Option<&'static TorchRefs>> {
     Ok(TORCH.get(py))
 }
 
-fn dtype_ref<'a>(t: &'a TorchRefs, d: DType) -> &'a Py<PyAny> {
+fn dtype_ref(t: &TorchRefs, d: DType) -> &Py<PyAny> {
     match d {
         DType::Bf16 => &t.dtypes[0],
         DType::I32 => &t.dtypes[1],
@@ -257,7 +268,10 @@ fn read_shape(shape: &Bound<'_, PyAny>, name: &str) -> PyResult<Shape> {
             "`{name}` has {n} dimensions: far too many"
         )));
     }
-    let mut s = Shape { n, ..Shape::default() };
+    let mut s = Shape {
+        n,
+        ..Shape::default()
+    };
     for (i, x) in t.iter().enumerate() {
         s.d[i] = x.extract()?;
     }
@@ -400,7 +414,9 @@ fn read_dlpack<'py>(
     }
     let m = capsule.pointer() as *const DLManagedTensor;
     if m.is_null() {
-        return Err(PyTypeError::new_err(format!("`{name}`: empty DLPack capsule")));
+        return Err(PyTypeError::new_err(format!(
+            "`{name}`: empty DLPack capsule"
+        )));
     }
     // SAFETY: a live "dltensor" capsule holds a valid DLManagedTensor until
     // it is destroyed; `cap` is returned so it outlives every use.
@@ -422,9 +438,14 @@ fn read_dlpack<'py>(
     }
     let n = t.ndim.max(0) as usize;
     if n > 6 {
-        return Err(PyValueError::new_err(format!("`{name}` has {n} dimensions")));
+        return Err(PyValueError::new_err(format!(
+            "`{name}` has {n} dimensions"
+        )));
     }
-    let mut shape = Shape { n, ..Shape::default() };
+    let mut shape = Shape {
+        n,
+        ..Shape::default()
+    };
     for k in 0..n {
         // SAFETY: `shape` has `ndim` entries (DLPack).
         shape.d[k] = unsafe { *t.shape.add(k) };
@@ -635,14 +656,23 @@ fn alloc_own_workspace(dev: &Dev, stream: usize) -> PyResult<WsSlot> {
         let _relaxed = RelaxedCapture::enter();
         let _g = CtxGuard::bind(dev.ctx.cu_ctx());
         let mut ptr: sys::CUdeviceptr = 0;
-        cu(sys::cuMemAlloc_v2(&mut ptr, bytes as usize), "cuMemAlloc (workspace)")?;
+        cu(
+            sys::cuMemAlloc_v2(&mut ptr, bytes as usize),
+            "cuMemAlloc (workspace)",
+        )?;
         let mem = DevMem {
             ptr,
             ctx: dev.ctx.clone(),
         };
         let side = dev.side.cu_stream();
-        cu(sys::cuMemsetD8Async(ptr, 0, bytes as usize, side), "cuMemsetD8Async (workspace)")?;
-        cu(sys::cuStreamSynchronize(side), "cuStreamSynchronize (workspace)")?;
+        cu(
+            sys::cuMemsetD8Async(ptr, 0, bytes as usize, side),
+            "cuMemsetD8Async (workspace)",
+        )?;
+        cu(
+            sys::cuStreamSynchronize(side),
+            "cuStreamSynchronize (workspace)",
+        )?;
         let ws = dev
             .kernel
             .workspace_from_raw(ptr, bytes, stream as sys::CUstream)
@@ -711,8 +741,11 @@ fn launch(py: Python<'_>, dev: &Dev, stream: usize, call: &RawCall, checked: boo
         // SAFETY: libcuda is loaded; the addresses come from live tensors of
         // this device whose shapes were checked against `call.dims`.
         let _g = unsafe { CtxGuard::bind(dev.ctx.cu_ctx()) };
-        unsafe { dev.kernel.launch_raw(stream as sys::CUstream, call, &mut slot.ws) }
-            .map_err(to_py)?;
+        unsafe {
+            dev.kernel
+                .launch_raw(stream as sys::CUstream, call, &mut slot.ws)
+        }
+        .map_err(to_py)?;
     }
     if checked {
         let kernel = &dev.kernel;
@@ -807,6 +840,7 @@ struct Parsed<'py> {
     _capsules: Vec<Bound<'py, PyAny>>,
 }
 
+#[allow(clippy::large_enum_variant)] // lives on the stack for one call
 enum Route<'py> {
     Gpu(Parsed<'py>),
     Cpu,
@@ -902,7 +936,9 @@ fn run<'py>(
     stream: Option<&Bound<'py, PyAny>>,
     checked: bool,
 ) -> PyResult<()> {
-    let args = [q, k_cache, v_cache, qo_indptr, kv_indptr, kv_indices, output, lse];
+    let args = [
+        q, k_cache, v_cache, qo_indptr, kv_indptr, kv_indices, output, lse,
+    ];
     match parse(py, args, sm_scale, stream)? {
         Route::Gpu(p) => {
             let d = dev(p.device)?;
@@ -932,8 +968,15 @@ fn device_arg(py: Python<'_>, device: Option<&Bound<'_, PyAny>>) -> PyResult<i32
     let Some(d) = device.filter(|d| !d.is_none()) else {
         if torch_refs(py)?.is_some() {
             let torch = py.import("torch")?;
-            if torch.getattr("cuda")?.call_method0("is_available")?.is_truthy()? {
-                return torch.getattr("cuda")?.call_method0("current_device")?.extract();
+            if torch
+                .getattr("cuda")?
+                .call_method0("is_available")?
+                .is_truthy()?
+            {
+                return torch
+                    .getattr("cuda")?
+                    .call_method0("current_device")?
+                    .extract();
             }
         }
         return Ok(0);
@@ -1038,9 +1081,13 @@ fn _bench_launch_raw<'py>(
     n: usize,
     stream: Option<&Bound<'py, PyAny>>,
 ) -> PyResult<Vec<u64>> {
-    let args = [q, k_cache, v_cache, qo_indptr, kv_indptr, kv_indices, output, lse];
+    let args = [
+        q, k_cache, v_cache, qo_indptr, kv_indptr, kv_indices, output, lse,
+    ];
     let Route::Gpu(p) = parse(py, args, sm_scale, stream)? else {
-        return Err(PyValueError::new_err("_bench_launch_raw needs CUDA tensors"));
+        return Err(PyValueError::new_err(
+            "_bench_launch_raw needs CUDA tensors",
+        ));
     };
     let d = dev(p.device)?;
     ensure_workspace(py, d, p.stream, p.torch)?;
@@ -1057,8 +1104,11 @@ fn _bench_launch_raw<'py>(
             "cuStreamSynchronize",
         )?;
         let t0 = Instant::now();
-        unsafe { d.kernel.launch_raw(p.stream as sys::CUstream, &call, &mut slot.ws) }
-            .map_err(to_py)?;
+        unsafe {
+            d.kernel
+                .launch_raw(p.stream as sys::CUstream, &call, &mut slot.ws)
+        }
+        .map_err(to_py)?;
         times.push(t0.elapsed().as_nanos() as u64);
     }
     cu(
