@@ -275,8 +275,7 @@ fn bad_page_ids_in_device_memory_are_reported() {
         let mut bufs = DeviceBuffers::upload(b.kernel(), stream, &inputs.problem()).unwrap();
         stream.memcpy_htod(&idx, &mut bufs.kv_indices).unwrap();
         bufs.poison(stream).unwrap();
-        let r =
-            bufs.with_views(|v, out, lse, ws| b.kernel().launch_checked(stream, v, out, lse, ws));
+        let r = bufs.with_views(|v, out, lse, ws| b.kernel().launch_checked(stream, v, out, lse, ws));
         assert!(
             matches!(r, Err(Error::DeviceIndexData(_))),
             "page id {bad}: expected DeviceIndexData, got {r:?}"
@@ -289,9 +288,7 @@ fn bad_page_ids_in_device_memory_are_reported() {
             Err(Error::DeviceIndexData(_))
         ));
         assert!(
-            b.kernel()
-                .take_device_errors(stream, &mut bufs.workspace)
-                .is_ok(),
+            b.kernel().take_device_errors(stream, &mut bufs.workspace).is_ok(),
             "flag not cleared"
         );
     }
@@ -351,8 +348,7 @@ fn bad_indptrs_in_device_memory_are_reported() {
         stream.memcpy_htod(&qo, &mut bufs.qo_indptr).unwrap();
         stream.memcpy_htod(&kv, &mut bufs.kv_indptr).unwrap();
         bufs.poison(stream).unwrap();
-        let r =
-            bufs.with_views(|v, out, lse, ws| b.kernel().launch_checked(stream, v, out, lse, ws));
+        let r = bufs.with_views(|v, out, lse, ws| b.kernel().launch_checked(stream, v, out, lse, ws));
         assert!(
             matches!(r, Err(Error::DeviceIndexData(_))),
             "{what}: expected DeviceIndexData, got {r:?}"
@@ -415,18 +411,15 @@ fn host_plan_launch_matches_reference() {
         let plan = HostPlan::new(&p.dims, p.qo_indptr, p.kv_indptr, Some(p.kv_indices)).unwrap();
         let mut bufs = DeviceBuffers::upload(b.kernel(), stream, &p).unwrap();
         bufs.poison(stream).unwrap();
-        bufs.with_views(|v, out, lse, ws| {
-            b.kernel().launch_planned(&plan, stream, v, out, lse, ws)
-        })
-        .unwrap();
+        bufs.with_views(|v, out, lse, ws| b.kernel().launch_planned(&plan, stream, v, out, lse, ws))
+            .unwrap();
         let got = bufs.download(stream).unwrap();
         let r = b.reference(&p).unwrap();
         assert_close(&format!("planned {} ({:?})", w.name, plan.config), &got, &r);
         let mut other = plan;
         other.dims.total_q += 1;
-        let e = bufs.with_views(|v, out, lse, ws| {
-            b.kernel().launch_planned(&other, stream, v, out, lse, ws)
-        });
+        let e =
+            bufs.with_views(|v, out, lse, ws| b.kernel().launch_planned(&other, stream, v, out, lse, ws));
         assert!(matches!(e, Err(Error::PlanMismatch(_))), "{e:?}");
     }
     println!("host plan: 3 seed workloads ok, mismatched plan refused");

@@ -264,10 +264,7 @@ impl PagedPrefill {
                 .and_then(|b| <[u8; 4]>::try_from(b).ok())
                 .map(u32::from_le_bytes)
                 .ok_or_else(|| {
-                    Error::Driver(format!(
-                        "kernel symbol {} has the wrong size",
-                        e.smem_symbol
-                    ))
+                    Error::Driver(format!("kernel symbol {} has the wrong size", e.smem_symbol))
                 })?;
             func.set_attribute(
                 sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,

@@ -10,9 +10,7 @@ mod timing;
 
 use std::sync::Arc;
 
-use cudarc::driver::{
-    CudaContext, CudaSlice, CudaStream, CudaViewMut, DeviceRepr, ValidAsZeroBits,
-};
+use cudarc::driver::{CudaContext, CudaSlice, CudaStream, CudaViewMut, DeviceRepr, ValidAsZeroBits};
 use half::bf16;
 
 pub use ffi::PTXAS_REPORT;
@@ -308,14 +306,13 @@ pub fn options_from_env() -> Result<Options> {
         Ok(n) => n.parse().map(SplitPolicy::Blocks).unwrap_or_default(),
         Err(_) => SplitPolicy::Auto,
     };
-    let attention_cubin =
-        match std::env::var_os("PAGEDATTN_ATTENTION_CUBIN").filter(|p| !p.is_empty()) {
-            Some(path) => Some(std::fs::read(&path).map_err(|e| Error::Io {
-                path: path.to_string_lossy().into_owned(),
-                msg: e.to_string(),
-            })?),
-            None => None,
-        };
+    let attention_cubin = match std::env::var_os("PAGEDATTN_ATTENTION_CUBIN").filter(|p| !p.is_empty()) {
+        Some(path) => Some(std::fs::read(&path).map_err(|e| Error::Io {
+            path: path.to_string_lossy().into_owned(),
+            msg: e.to_string(),
+        })?),
+        None => None,
+    };
     Ok(Options {
         tile,
         split,
