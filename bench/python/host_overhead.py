@@ -6,6 +6,8 @@ For a 1-token call and for seed02 (154 tokens): the host nanoseconds of
     arguments parsed once, timed in Rust: ``pagedattn._native._bench_launch_raw``);
   - ``pagedattn.run(...)``: the full Python call on torch tensors (attribute
     reads, checks, stream and workspace lookup, the same launch);
+  - ``pagedattn.bind(...)``'s call (validated once, launch only);
+  - ``_bench_parse_torch``: reading and checking the 8 tensors alone (in Rust);
   - the drop-in wrapper's ``run`` (with ``out``/``lse`` given), ``attention()``
     (allocates the outputs) and, where importable, FlashInfer's ``run()``.
 Each call follows a stream synchronise (an empty launch queue), so the time is
@@ -101,6 +103,17 @@ def measure(name, a, n):
         t.append(t1 - t0)
     res["pagedattn.run"] = stats(t)
 
+    bound = pagedattn.bind(q, k, v, qo, kv, idx, scale, out, lse)
+    t = []
+    for _ in range(n):
+        sync()
+        t0 = pc()
+        bound()
+        t1 = pc()
+        t.append(t1 - t0)
+    res["pagedattn.bind(...)() (validated once)"] = stats(t)
+    res["parse only (_bench_parse_torch)"] = stats(_native._bench_parse_torch(q, k, v, qo, kv, idx, out, lse, n))
+
     w = pagedattn.BatchPrefillWithPagedKVCacheWrapper(None, "NHD")
     w.plan(qo, kv, idx, torch.ones(qo.shape[0] - 1, dtype=torch.int32, device=DEV), 24, 4, 128, 1,
            causal=True, sm_scale=scale, q_data_type=torch.bfloat16)
@@ -149,7 +162,8 @@ def measure(name, a, n):
     print(f"\n{name}: total_q={q.shape[0]} batch={qo.shape[0] - 1}")
     for key, s in res.items():
         if isinstance(s, dict):
-            print(f"  {key:36s} median {s['median_ns'] - (0 if key in ('timer', 'launch_raw') else timer):8.0f} ns"
+            raw = key in ("timer", "launch_raw") or key.startswith("parse")
+            print(f"  {key:42s} median {s['median_ns'] - (0 if raw else timer):8.0f} ns"
                   f"  p10 {s['p10_ns']:8.0f}  p90 {s['p90_ns']:8.0f}")
         elif key != "overhead_ns":
             print(f"  {key}: {s}")

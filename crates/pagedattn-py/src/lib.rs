@@ -272,10 +272,47 @@ fn read_shape(shape: &Bound<'_, PyAny>, name: &str) -> PyResult<Shape> {
         n,
         ..Shape::default()
     };
-    for (i, x) in t.iter().enumerate() {
-        s.d[i] = x.extract()?;
+    for (i, d) in s.d.iter_mut().enumerate().take(n) {
+        // SAFETY: `t` is a tuple (checked above) with more than `i` items;
+        // PyTuple_GetItem returns a borrowed reference (limited API).
+        let item = unsafe { pyo3::ffi::PyTuple_GetItem(t.as_ptr(), i as pyo3::ffi::Py_ssize_t) };
+        *d = as_i64(shape.py(), item)?;
     }
     Ok(s)
+}
+
+/// A Python int (borrowed pointer, may be null on error) as i64.
+fn as_i64(py: Python<'_>, o: *mut pyo3::ffi::PyObject) -> PyResult<i64> {
+    if o.is_null() {
+        return Err(PyErr::fetch(py));
+    }
+    // SAFETY: `o` is a live object; errors are reported through PyErr.
+    let v = unsafe { pyo3::ffi::PyLong_AsLongLong(o) };
+    if v == -1 {
+        if let Some(e) = PyErr::take(py) {
+            return Err(e);
+        }
+    }
+    Ok(v)
+}
+
+/// `obj.name()` through PyObject_CallMethodObjArgs (limited API), which
+/// calls an unbound method without making a bound-method object.
+fn call0<'py>(
+    obj: &Bound<'py, PyAny>,
+    name: &Bound<'py, pyo3::types::PyString>,
+) -> PyResult<Bound<'py, PyAny>> {
+    let py = obj.py();
+    // SAFETY: both are live objects; the variadic list ends with NULL; the
+    // result is a new reference or NULL with an exception set.
+    unsafe {
+        let r = pyo3::ffi::PyObject_CallMethodObjArgs(
+            obj.as_ptr(),
+            name.as_ptr(),
+            std::ptr::null_mut::<pyo3::ffi::PyObject>(),
+        );
+        Bound::from_owned_ptr_or_err(py, r)
+    }
 }
 
 /// Reads one torch tensor of a GPU call: dtype, device, contiguity, shape, address.
@@ -302,7 +339,7 @@ fn read_torch(
         )));
     }
     if i > 0 {
-        let d: i32 = t.call_method0(intern!(py, "get_device"))?.extract()?;
+        let d = as_i64(py, call0(t, intern!(py, "get_device"))?.as_ptr())? as i32;
         if d != device {
             return Err(PyValueError::new_err(format!(
                 "`{name}` is on {} but `q` is on {}: every tensor of a call must be on one device",
@@ -311,13 +348,13 @@ fn read_torch(
             )));
         }
     }
-    if !t.call_method0(intern!(py, "is_contiguous"))?.is_truthy()? {
+    if !call0(t, intern!(py, "is_contiguous"))?.is_truthy()? {
         return Err(PyValueError::new_err(format!(
             "`{name}` must be contiguous (row-major): call .contiguous() first"
         )));
     }
     let shape = read_shape(&t.getattr(intern!(py, "shape"))?, name)?;
-    let ptr: u64 = t.call_method0(intern!(py, "data_ptr"))?.extract()?;
+    let ptr = as_i64(py, call0(t, intern!(py, "data_ptr"))?.as_ptr())? as u64;
     Ok(DevTensor { ptr, shape })
 }
 
@@ -857,7 +894,7 @@ fn parse<'py>(
     let refs = torch_refs(py)?;
     if let Some(r) = refs {
         if q.is_instance(r.tensor.bind(py))? {
-            let device: i32 = q.call_method0(intern!(py, "get_device"))?.extract()?;
+            let device = as_i64(py, call0(q, intern!(py, "get_device"))?.as_ptr())? as i32;
             if device < 0 {
                 return Ok(Route::Cpu);
             }
@@ -960,6 +997,90 @@ fn run<'py>(
             Ok(())
         }
     }
+}
+
+/// A call validated once by [`bind`]: the same device addresses launched on
+/// the same stream by every `__call__` (the tensors' contents may change
+/// between calls, as with a CUDA graph; the tensors themselves are kept
+/// alive by this object and must not be resized or re-pointed).
+#[pyclass(frozen, module = "pagedattn._native", name = "BoundCall")]
+struct BoundCall {
+    device: i32,
+    stream: usize,
+    call: RawCall,
+    _keep: Vec<Py<PyAny>>,
+}
+
+#[pymethods]
+impl BoundCall {
+    /// Launches the bound call (no host synchronisation; capturable). With
+    /// `checked=True`, waits and raises `DeviceIndexError` on bad index data.
+    #[pyo3(signature = (*, checked=false))]
+    fn __call__(&self, py: Python<'_>, checked: bool) -> PyResult<()> {
+        let d = dev(self.device)?;
+        launch(py, d, self.stream, &self.call, checked)
+    }
+
+    /// The raw stream handle the call launches on.
+    #[getter]
+    fn stream(&self) -> usize {
+        self.stream
+    }
+
+    /// The CUDA device ordinal.
+    #[getter]
+    fn device(&self) -> i32 {
+        self.device
+    }
+
+    fn __repr__(&self) -> String {
+        let d = &self.call.dims;
+        format!(
+            "BoundCall(cuda:{}, stream={:#x}, total_q={}, batch={}, num_pages={}, num_kv_indices={})",
+            self.device, self.stream, d.total_q, d.batch, d.num_pages, d.num_kv_indices
+        )
+    }
+}
+
+/// `bind(q, k_cache, v_cache, qo_indptr, kv_indptr, kv_indices, sm_scale, output, lse, *, stream=None) -> BoundCall`
+///
+/// Validates a GPU call once (as `run` does) and returns an object whose
+/// `__call__` only launches: the lowest host overhead, for callers that
+/// reuse the same buffers (new contents, same tensors) call after call.
+#[pyfunction]
+#[pyo3(signature = (q, k_cache, v_cache, qo_indptr, kv_indptr, kv_indices, sm_scale, output, lse, *, stream=None))]
+#[allow(clippy::too_many_arguments)]
+fn bind<'py>(
+    py: Python<'py>,
+    q: &Bound<'py, PyAny>,
+    k_cache: &Bound<'py, PyAny>,
+    v_cache: &Bound<'py, PyAny>,
+    qo_indptr: &Bound<'py, PyAny>,
+    kv_indptr: &Bound<'py, PyAny>,
+    kv_indices: &Bound<'py, PyAny>,
+    sm_scale: Option<&Bound<'py, PyAny>>,
+    output: &Bound<'py, PyAny>,
+    lse: &Bound<'py, PyAny>,
+    stream: Option<&Bound<'py, PyAny>>,
+) -> PyResult<BoundCall> {
+    let args = [
+        q, k_cache, v_cache, qo_indptr, kv_indptr, kv_indices, output, lse,
+    ];
+    let Route::Gpu(p) = parse(py, args, sm_scale, stream)? else {
+        return Err(PyValueError::new_err(
+            "bind() is for CUDA tensors: on the CPU use run()",
+        ));
+    };
+    let d = dev(p.device)?;
+    ensure_workspace(py, d, p.stream, p.torch)?;
+    let call = raw_call(p.dims, &p.tensors, p.sm_scale);
+    // Alignment and aliasing are checked by launch_raw at each call.
+    Ok(BoundCall {
+        device: p.device,
+        stream: p.stream,
+        call,
+        _keep: args.iter().map(|a| (*a).clone().unbind()).collect(),
+    })
 }
 
 /// Parses a `device=` argument: None (torch's current device, else 0), an
@@ -1118,6 +1239,42 @@ fn _bench_launch_raw<'py>(
     Ok(times)
 }
 
+/// `_bench_parse_torch(q, ..., output, lse, n) -> list[int]`: host ns of
+/// reading and checking the eight torch tensors of a call (the part of
+/// `run` before the launch), `n` times; any device (CPU tensors too).
+#[pyfunction]
+#[allow(clippy::too_many_arguments)]
+fn _bench_parse_torch<'py>(
+    py: Python<'py>,
+    q: &Bound<'py, PyAny>,
+    k_cache: &Bound<'py, PyAny>,
+    v_cache: &Bound<'py, PyAny>,
+    qo_indptr: &Bound<'py, PyAny>,
+    kv_indptr: &Bound<'py, PyAny>,
+    kv_indices: &Bound<'py, PyAny>,
+    output: &Bound<'py, PyAny>,
+    lse: &Bound<'py, PyAny>,
+    n: usize,
+) -> PyResult<Vec<u64>> {
+    let refs = torch_refs(py)?.ok_or_else(|| PyTypeError::new_err("torch is not imported"))?;
+    let args = [
+        q, k_cache, v_cache, qo_indptr, kv_indptr, kv_indices, output, lse,
+    ];
+    let mut times = Vec::with_capacity(n);
+    for _ in 0..n {
+        let t0 = Instant::now();
+        let device = as_i64(py, call0(q, intern!(py, "get_device"))?.as_ptr())? as i32;
+        let mut tensors = [DevTensor::default(); 8];
+        for (i, a) in args.iter().enumerate() {
+            tensors[i] = read_torch(py, a, i, refs, device)?;
+        }
+        let dims = dims_from_shapes(&tensors.map(|t| t.shape))?;
+        std::hint::black_box(dims);
+        times.push(t0.elapsed().as_nanos() as u64);
+    }
+    Ok(times)
+}
+
 // ---------------------------------------------------------------- CPU
 
 /// Checks one (address, bytes) buffer of the CPU call.
@@ -1244,8 +1401,11 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     let py = m.py();
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(prepare, m)?)?;
+    m.add_function(wrap_pyfunction!(bind, m)?)?;
+    m.add_class::<BoundCall>()?;
     m.add_function(wrap_pyfunction!(take_device_errors, m)?)?;
     m.add_function(wrap_pyfunction!(_bench_launch_raw, m)?)?;
+    m.add_function(wrap_pyfunction!(_bench_parse_torch, m)?)?;
     m.add_function(wrap_pyfunction!(_cpu_attention, m)?)?;
     m.add_function(wrap_pyfunction!(build_info, m)?)?;
     m.add("DeviceIndexError", py.get_type::<DeviceIndexError>())?;

@@ -345,6 +345,30 @@ def test_gpu_errors_name_the_argument():
         pagedattn.run(*a, 0.1, o, l)
 
 
+def test_bind():
+    c = make([30, 50], [40, 50], seed=90)
+    out, lse = poisoned(80)
+    call = pagedattn.bind(*args(c), 0.09, out, lse)
+    assert isinstance(call, pagedattn.BoundCall) and call.device == 0
+    call()
+    torch.cuda.synchronize()
+    assert_close(out, lse, *ref(c, 0.09))
+    c["q"].normal_()  # new contents, same tensors
+    call(checked=True)
+    assert_close(out, lse, *ref(c, 0.09))
+    g = torch.cuda.CUDAGraph()
+    s = torch.cuda.Stream()
+    call_s = pagedattn.bind(*args(c), 0.09, out, lse, stream=s)
+    with torch.cuda.graph(g, stream=s):
+        call_s()
+    c["q"].normal_()
+    g.replay()
+    torch.cuda.synchronize()
+    assert_close(out, lse, *ref(c, 0.09))
+    with pytest.raises(ValueError, match="CUDA"):
+        pagedattn.bind(*[x.cpu() for x in args(c)], 0.09, out.cpu(), lse.cpu())
+
+
 def test_cpu_and_gpu_agree():
     c = make([40, 13], [60, 13], seed=60)
     out, lse = pagedattn.attention(*args(c), 0.09)

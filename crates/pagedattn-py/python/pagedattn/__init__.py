@@ -12,6 +12,8 @@ run the exact CPU backend.
 - :func:`attention` -- allocates and returns ``(output, lse)``;
 - :func:`run_checked` -- :func:`run` that waits and raises
   :class:`DeviceIndexError` on bad page ids / indptrs in device memory;
+- :func:`bind` -- validates a GPU call once; the returned object only
+  launches (the lowest host overhead for buffers reused call after call);
 - :class:`BatchPrefillWithPagedKVCacheWrapper` -- drop-in for FlashInfer's
   class, for what this operation covers.
 """
@@ -22,7 +24,9 @@ from ._native import (
     NUM_KV_HEADS,
     NUM_QO_HEADS,
     PAGE_SIZE,
+    BoundCall,
     DeviceIndexError,
+    bind,
     build_info,
     prepare,
     run,
@@ -36,6 +40,8 @@ __version__ = build_info()["version"]
 __all__ = [
     "run",
     "run_checked",
+    "bind",
+    "BoundCall",
     "attention",
     "prepare",
     "take_device_errors",
