@@ -583,25 +583,29 @@ impl Drop for CtxGuard {
 /// Switches this thread to relaxed stream-capture mode for a scope, so that
 /// allocation and module loading work while another stream is capturing.
 struct RelaxedCapture {
-    prev: sys::CUstreamCaptureMode,
+    /// The mode to put back, if the switch happened.
+    prev: Option<sys::CUstreamCaptureMode>,
 }
 
 impl RelaxedCapture {
     /// # Safety
-    /// libcuda must be loaded.
+    /// libcuda must be loaded and initialised (cuInit).
     unsafe fn enter() -> RelaxedCapture {
         let mut mode = sys::CUstreamCaptureMode::CU_STREAM_CAPTURE_MODE_RELAXED;
-        let _ = sys::cuThreadExchangeStreamCaptureMode(&mut mode);
-        RelaxedCapture { prev: mode }
+        let r = sys::cuThreadExchangeStreamCaptureMode(&mut mode);
+        RelaxedCapture {
+            prev: (r == sys::CUresult::CUDA_SUCCESS).then_some(mode),
+        }
     }
 }
 
 impl Drop for RelaxedCapture {
     fn drop(&mut self) {
-        let mut mode = self.prev;
-        // SAFETY: restores the mode `enter` replaced.
-        unsafe {
-            let _ = sys::cuThreadExchangeStreamCaptureMode(&mut mode);
+        if let Some(mut mode) = self.prev {
+            // SAFETY: restores the mode `enter` replaced.
+            unsafe {
+                let _ = sys::cuThreadExchangeStreamCaptureMode(&mut mode);
+            }
         }
     }
 }
@@ -620,11 +624,12 @@ fn driver_present() -> PyResult<()> {
 fn new_dev(ordinal: i32) -> PyResult<Dev> {
     driver_present()?;
     // SAFETY: libcuda is loaded.
+    cu(unsafe { sys::cuInit(0) }, "cuInit")?;
+    // SAFETY: libcuda is loaded and initialised.
     let _relaxed = unsafe { RelaxedCapture::enter() };
     let mut prev: sys::CUcontext = std::ptr::null_mut();
-    // SAFETY: libcuda is loaded; restores the caller's context below.
+    // SAFETY: as above; the caller's context is restored below.
     unsafe {
-        let _ = sys::cuInit(0);
         let _ = sys::cuCtxGetCurrent(&mut prev);
     }
     let made = (|| -> pagedattn::Result<_> {
@@ -749,7 +754,12 @@ fn alloc_torch_workspace(py: Python<'_>, dev: &Dev, stream: usize) -> PyResult<W
 /// stream). Torch-allocated when torch is in use and the stream is not
 /// capturing; otherwise allocated here. Never holds the lock while Python runs.
 fn ensure_workspace(py: Python<'_>, dev: &Dev, stream: usize, torch: bool) -> PyResult<()> {
-    if dev.workspaces.lock().unwrap().contains_key(&stream) {
+    if dev
+        .workspaces
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .contains_key(&stream)
+    {
         return Ok(());
     }
     let slot = if torch && !is_capturing(dev, stream)? {
@@ -757,20 +767,24 @@ fn ensure_workspace(py: Python<'_>, dev: &Dev, stream: usize, torch: bool) -> Py
     } else {
         alloc_own_workspace(dev, stream)?
     };
-    dev.workspaces.lock().unwrap().entry(stream).or_insert(slot);
+    dev.workspaces
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .entry(stream)
+        .or_insert(slot);
     Ok(())
 }
 
 /// Launches on `stream` with its workspace; with `checked`, waits and raises
 /// `DeviceIndexError` if the kernel met bad index data.
-fn launch(py: Python<'_>, dev: &Dev, stream: usize, call: &RawCall, checked: bool) -> PyResult<()> {
+fn launch(dev: &Dev, stream: usize, call: &RawCall, checked: bool) -> PyResult<()> {
     if checked && is_capturing(dev, stream)? {
         return Err(PyRuntimeError::new_err(
             "checked=True synchronises the stream: it cannot be used while capturing a CUDA graph \
              (capture an unchecked call, then use pagedattn.take_device_errors() after replays)",
         ));
     }
-    let mut map = dev.workspaces.lock().unwrap();
+    let mut map = dev.workspaces.lock().unwrap_or_else(|e| e.into_inner());
     let slot = map
         .get_mut(&stream)
         .ok_or_else(|| PyRuntimeError::new_err("workspace missing"))?;
@@ -785,14 +799,14 @@ fn launch(py: Python<'_>, dev: &Dev, stream: usize, call: &RawCall, checked: boo
         .map_err(to_py)?;
     }
     if checked {
-        let kernel = &dev.kernel;
-        let ctx = dev.ctx.cu_ctx() as usize;
-        let ws = &mut slot.ws;
-        py.allow_threads(move || {
-            // SAFETY: as above; synchronises `stream`.
-            let _g = unsafe { CtxGuard::bind(ctx as sys::CUcontext) };
-            unsafe { kernel.take_device_errors_raw(stream as sys::CUstream, ws) }
-        })
+        // Waits with the GIL held: releasing it while this device's lock is
+        // held could deadlock with another thread's call.
+        // SAFETY: as above; synchronises `stream`.
+        let _g = unsafe { CtxGuard::bind(dev.ctx.cu_ctx()) };
+        unsafe {
+            dev.kernel
+                .take_device_errors_raw(stream as sys::CUstream, &mut slot.ws)
+        }
         .map_err(to_py)?;
     }
     Ok(())
@@ -981,7 +995,7 @@ fn run<'py>(
             let d = dev(p.device)?;
             ensure_workspace(py, d, p.stream, p.torch)?;
             let call = raw_call(p.dims, &p.tensors, p.sm_scale);
-            launch(py, d, p.stream, &call, checked)
+            launch(d, p.stream, &call, checked)
         }
         Route::Cpu => {
             let f = CPU_RUN.get_or_try_init(py, || {
@@ -1016,9 +1030,9 @@ impl BoundCall {
     /// Launches the bound call (no host synchronisation; capturable). With
     /// `checked=True`, waits and raises `DeviceIndexError` on bad index data.
     #[pyo3(signature = (*, checked=false))]
-    fn __call__(&self, py: Python<'_>, checked: bool) -> PyResult<()> {
+    fn __call__(&self, checked: bool) -> PyResult<()> {
         let d = dev(self.device)?;
-        launch(py, d, self.stream, &self.call, checked)
+        launch(d, self.stream, &self.call, checked)
     }
 
     /// The raw stream handle the call launches on.
@@ -1166,18 +1180,17 @@ fn take_device_errors(
     let Some(d) = DEVS.get(ordinal.max(0) as usize).and_then(|c| c.get()) else {
         return Ok(()); // nothing ever launched there
     };
-    let mut map = d.workspaces.lock().unwrap();
+    let mut map = d.workspaces.lock().unwrap_or_else(|e| e.into_inner());
     let Some(slot) = map.get_mut(&s) else {
         return Ok(());
     };
-    let kernel = &d.kernel;
-    let ctx = d.ctx.cu_ctx() as usize;
-    let ws = &mut slot.ws;
-    py.allow_threads(move || {
-        // SAFETY: libcuda is loaded (the device exists); synchronises `s`.
-        let _g = unsafe { CtxGuard::bind(ctx as sys::CUcontext) };
-        unsafe { kernel.take_device_errors_raw(s as sys::CUstream, ws) }
-    })
+    // Waits with the GIL held (see `launch`).
+    // SAFETY: libcuda is loaded (the device exists); synchronises `s`.
+    let _g = unsafe { CtxGuard::bind(d.ctx.cu_ctx()) };
+    unsafe {
+        d.kernel
+            .take_device_errors_raw(s as sys::CUstream, &mut slot.ws)
+    }
     .map_err(to_py)
 }
 
@@ -1213,7 +1226,7 @@ fn _bench_launch_raw<'py>(
     let d = dev(p.device)?;
     ensure_workspace(py, d, p.stream, p.torch)?;
     let call = raw_call(p.dims, &p.tensors, p.sm_scale);
-    let mut map = d.workspaces.lock().unwrap();
+    let mut map = d.workspaces.lock().unwrap_or_else(|e| e.into_inner());
     let slot = map.get_mut(&p.stream).expect("made above");
     // SAFETY: as in `launch`.
     let _g = unsafe { CtxGuard::bind(d.ctx.cu_ctx()) };
