@@ -1175,11 +1175,11 @@ fn take_device_errors(
     stream: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<()> {
     let ordinal = device_arg(py, device)?;
-    let refs = torch_refs(py)?;
-    let s = resolve_stream(py, stream, ordinal, refs)?;
     let Some(d) = DEVS.get(ordinal.max(0) as usize).and_then(|c| c.get()) else {
         return Ok(()); // nothing ever launched there
     };
+    let refs = torch_refs(py)?;
+    let s = resolve_stream(py, stream, ordinal, refs)?;
     let mut map = d.workspaces.lock().unwrap_or_else(|e| e.into_inner());
     let Some(slot) = map.get_mut(&s) else {
         return Ok(());

@@ -336,3 +336,11 @@ def test_torch_cpu_tensors_and_wrapper():
     with pytest.raises(ValueError, match="`output`"):
         pagedattn.run(t["q"], t["k_cache"], t["v_cache"], t["qo_indptr"], t["kv_indptr"],
                       t["kv_indices"], 0.07, out.transpose(0, 1).contiguous().transpose(0, 1), lse)
+
+
+def test_without_a_driver():
+    if pagedattn.build_info()["driver_present"]:
+        pytest.skip("libcuda is present here")
+    with pytest.raises(RuntimeError, match="libcuda"):
+        pagedattn.prepare(0)
+    pagedattn.take_device_errors(0)  # nothing ever launched: no error
