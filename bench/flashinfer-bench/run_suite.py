@@ -147,8 +147,9 @@ def main():
     from flashinfer_bench import Benchmark, BenchmarkConfig, TraceSet
 
     logging.basicConfig(level=logging.INFO, format="[%(asctime)s] %(levelname)s %(name)s: %(message)s")
-    cfg = BenchmarkConfig(profile_baseline=args.profile_reference, timeout_seconds=args.timeout,
-                          warmup_runs=args.warmup, iterations=args.iterations, num_trials=args.trials)
+    over = {k: v for k, v in (("warmup_runs", args.warmup), ("iterations", args.iterations),
+                              ("num_trials", args.trials)) if v is not None}
+    cfg = BenchmarkConfig(profile_baseline=args.profile_reference, timeout_seconds=args.timeout, **over)
     ts = TraceSet.from_path(str(root))
     bench = Benchmark(ts, cfg)
     try:
@@ -205,7 +206,7 @@ def main():
     lines.append(f"| **geomean** | | | | | **{geo:.3f}** |" if geo else "| **geomean** | | | | | - |")
     table = "\n".join(lines)
     res = {"definition": DEF_NAME, "protocol": timing_protocol(), "versions": versions(),
-           "config": cfg.model_dump(), "rows": rows, "geomean_speedup": geo,
+           "config": cfg.model_dump() if hasattr(cfg, "model_dump") else __import__("dataclasses").asdict(cfg), "rows": rows, "geomean_speedup": geo,
            "passed": {"ours": passed_ours, "baseline": passed_base}, "seconds": time.time() - t0}
     (out / "suite_results.json").write_text(json.dumps(res, indent=2, default=str))
     (out / "suite_results.md").write_text(table + "\n")
