@@ -21,7 +21,10 @@ def main():
     args = ap.parse_args()
     import torch
     from flashinfer_bench import TraceSet
-    from flashinfer_bench.bench.config import ResolvedEvalConfig
+    try:
+        from flashinfer_bench.bench.config import ResolvedEvalConfig
+    except ImportError:  # flashinfer-bench 0.1.2
+        from flashinfer_bench.bench.config import BenchmarkConfig as ResolvedEvalConfig
     from flashinfer_bench.bench.evaluators.utils import allocate_outputs
     from flashinfer_bench.bench.utils import compute_error_stats, gen_inputs, load_safetensors
     from flashinfer_bench.compile import BuilderRegistry
