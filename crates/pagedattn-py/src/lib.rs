@@ -1097,6 +1097,31 @@ fn bind<'py>(
     })
 }
 
+/// `run_dps(q, k_cache, v_cache, qo_indptr, kv_indptr, kv_indices, sm_scale, output, lse)`
+///
+/// [`run`] with exactly the definition's nine positional parameters and no
+/// options (torch's current stream, unchecked): the FlashInfer-Bench entry
+/// point, whose older releases refuse a signature with extra parameters.
+#[pyfunction]
+#[allow(clippy::too_many_arguments)]
+fn run_dps<'py>(
+    py: Python<'py>,
+    q: &Bound<'py, PyAny>,
+    k_cache: &Bound<'py, PyAny>,
+    v_cache: &Bound<'py, PyAny>,
+    qo_indptr: &Bound<'py, PyAny>,
+    kv_indptr: &Bound<'py, PyAny>,
+    kv_indices: &Bound<'py, PyAny>,
+    sm_scale: Option<&Bound<'py, PyAny>>,
+    output: &Bound<'py, PyAny>,
+    lse: &Bound<'py, PyAny>,
+) -> PyResult<()> {
+    run(
+        py, q, k_cache, v_cache, qo_indptr, kv_indptr, kv_indices, sm_scale, output, lse, None,
+        false,
+    )
+}
+
 /// Parses a `device=` argument: None (torch's current device, else 0), an
 /// int, "cuda:N" or a torch.device.
 fn device_arg(py: Python<'_>, device: Option<&Bound<'_, PyAny>>) -> PyResult<i32> {
@@ -1413,6 +1438,7 @@ fn build_info(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     let py = m.py();
     m.add_function(wrap_pyfunction!(run, m)?)?;
+    m.add_function(wrap_pyfunction!(run_dps, m)?)?;
     m.add_function(wrap_pyfunction!(prepare, m)?)?;
     m.add_function(wrap_pyfunction!(bind, m)?)?;
     m.add_class::<BoundCall>()?;

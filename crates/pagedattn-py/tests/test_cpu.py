@@ -344,3 +344,16 @@ def test_without_a_driver():
     with pytest.raises(RuntimeError, match="libcuda"):
         pagedattn.prepare(0)
     pagedattn.take_device_errors(0)  # nothing ever launched: no error
+
+
+def test_run_dps_has_the_definitions_nine_parameters():
+    import inspect
+
+    params = inspect.signature(pagedattn.run_dps).parameters
+    assert list(params) == ["q", "k_cache", "v_cache", "qo_indptr", "kv_indptr", "kv_indices", "sm_scale",
+                            "output", "lse"]
+    a = inputs([6], [9], seed=13)
+    out, lse = outputs(6)
+    pagedattn.run_dps(a["q"], a["k_cache"], a["v_cache"], a["qo_indptr"], a["kv_indptr"], a["kv_indices"],
+                      0.09, out, lse)
+    check_close(out.astype(np.float32), lse, *ref_of(a, np.float32(0.09)))

@@ -30,6 +30,7 @@ from ._native import (
     build_info,
     prepare,
     run,
+    run_dps,
     take_device_errors,
 )
 from ._api import attention, run_checked
@@ -39,6 +40,7 @@ __version__ = build_info()["version"]
 
 __all__ = [
     "run",
+    "run_dps",
     "run_checked",
     "bind",
     "BoundCall",
