@@ -11,7 +11,8 @@ import numpy as np
 H_Q, H_KV, D, GROUP = 24, 4, 128, 6
 ATOL = RTOL = 1e-2
 
-REPO = Path(__file__).resolve().parents[3]
+_HERE = Path(__file__).resolve()
+REPO = _HERE.parents[3] if len(_HERE.parents) > 3 else _HERE.parent
 WORKLOADS = Path(os.environ.get("PAGEDATTN_WORKLOADS", REPO / "workloads"))
 
 
