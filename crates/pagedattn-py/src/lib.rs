@@ -1,13 +1,13 @@
 //! `pagedattn._native`: the Python extension module (PyO3, abi3 >= 3.9).
 //!
-//! The hot path is [`run`]: for torch CUDA tensors it reads a few attributes
+//! The hot path is `run`: for torch CUDA tensors it reads a few attributes
 //! of each tensor, checks dtypes, shapes, devices and contiguity, and makes one
 //! call of [`PagedPrefill::launch_raw`] on torch's current stream (or the
 //! `stream=` argument), with the workspace cached per (device, stream). No host
 //! synchronisation, no allocation, no device copy: capturable in a CUDA graph.
 //! Other CUDA arrays go through DLPack (slower, same launch). CPU inputs (numpy,
 //! torch CPU tensors) are handed to `pagedattn._cpu`, which checks them and
-//! calls [`_cpu_attention`] (the exact CPU backend).
+//! calls `_cpu_attention` (the exact CPU backend).
 
 use std::collections::HashMap;
 use std::ffi::c_void;
