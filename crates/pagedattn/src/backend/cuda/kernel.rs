@@ -206,6 +206,49 @@ fn check_align(s: &Span, align: u64) -> Result<()> {
     Ok(())
 }
 
+/// Alignment and aliasing of a call's buffers (and its workspace, if any):
+/// 16-byte row loads and stores of q, the caches and the output, 4-byte
+/// index and lse accesses; no output overlapping any other buffer.
+fn check_addresses(c: &RawCall, workspace: Option<(u64, u64)>) -> Result<()> {
+    let d = &c.dims;
+    let span = |name, start: u64, elems: usize, size: usize| Span {
+        name,
+        start,
+        bytes: (elems * size) as u64,
+    };
+    let inputs = [
+        span("q", c.q, d.q_elems(), 2),
+        span("k_cache", c.k_cache, d.kv_elems(), 2),
+        span("v_cache", c.v_cache, d.kv_elems(), 2),
+        span("qo_indptr", c.qo_indptr, d.indptr_len(), 4),
+        span("kv_indptr", c.kv_indptr, d.indptr_len(), 4),
+        span("kv_indices", c.kv_indices, d.num_kv_indices, 4),
+    ];
+    let (ws_ptr, ws_bytes) = workspace.unwrap_or((0, 0));
+    let outputs = [
+        span("output", c.out, d.q_elems(), 2),
+        span("lse", c.lse, d.lse_elems(), 4),
+        span("workspace", ws_ptr, ws_bytes as usize, 1),
+    ];
+    for s in inputs.iter().take(3).chain(outputs.iter().take(1)) {
+        check_align(s, 16)?;
+    }
+    for s in inputs.iter().skip(3).chain(outputs.iter().skip(1)) {
+        check_align(s, 4)?;
+    }
+    for o in &outputs {
+        for other in inputs.iter().chain(outputs.iter()) {
+            if o.name != other.name && o.overlaps(other) {
+                return Err(Error::Aliasing {
+                    a: o.name,
+                    b: other.name,
+                });
+            }
+        }
+    }
+    Ok(())
+}
+
 impl PagedPrefill {
     /// Loads the kernels into `ctx` with the default [`Options`]. Fails with a
     /// typed error on a GPU that is not Hopper (sm_90) or when the crate was
@@ -607,42 +650,8 @@ impl PagedPrefill {
                 limit: i32::MAX as u128 / 4,
             });
         }
-        let span = |name, start: u64, elems: usize, size: usize| Span {
-            name,
-            start,
-            bytes: (elems * size) as u64,
-        };
-        let inputs = [
-            span("q", c.q, d.q_elems(), 2),
-            span("k_cache", c.k_cache, d.kv_elems(), 2),
-            span("v_cache", c.v_cache, d.kv_elems(), 2),
-            span("qo_indptr", c.qo_indptr, d.indptr_len(), 4),
-            span("kv_indptr", c.kv_indptr, d.indptr_len(), 4),
-            span("kv_indices", c.kv_indices, d.num_kv_indices, 4),
-        ];
         let ws_ptr = ws.ptr;
-        let outputs = [
-            span("output", c.out, d.q_elems(), 2),
-            span("lse", c.lse, d.lse_elems(), 4),
-            span("workspace", ws_ptr, ws.layout.bytes as usize, 1),
-        ];
-        // 16-byte vector loads and stores of rows; 4-byte index and lse accesses.
-        for s in inputs.iter().take(3).chain(outputs.iter().take(1)) {
-            check_align(s, 16)?;
-        }
-        for s in inputs.iter().skip(3).chain(outputs.iter().skip(1)) {
-            check_align(s, 4)?;
-        }
-        for o in &outputs {
-            for other in inputs.iter().chain(outputs.iter()) {
-                if o.name != other.name && o.overlaps(other) {
-                    return Err(Error::Aliasing {
-                        a: o.name,
-                        b: other.name,
-                    });
-                }
-            }
-        }
+        check_addresses(c, Some((ws_ptr, ws.layout.bytes)))?;
         let k = self.kernel(config);
         let l = &ws.layout;
         Ok(Params {
@@ -753,6 +762,33 @@ impl PagedPrefill {
         check_len("kv_indptr", p.dims.indptr_len(), p.kv_indptr.len())?;
         check_len("output", p.dims.q_elems(), out.len())?;
         check_len("lse", p.dims.lse_elems(), lse.len())?;
+        {
+            // The same alignment and aliasing rules as the fast kernel, so
+            // that every entry point refuses the same calls.
+            let (q, _g1) = p.q.device_ptr(stream);
+            let (k_cache, _g2) = p.k_cache.device_ptr(stream);
+            let (v_cache, _g3) = p.v_cache.device_ptr(stream);
+            let (qo_indptr, _g4) = p.qo_indptr.device_ptr(stream);
+            let (kv_indptr, _g5) = p.kv_indptr.device_ptr(stream);
+            let (kv_indices, _g6) = p.kv_indices.device_ptr(stream);
+            let (o, _g7) = out.device_ptr_mut(stream);
+            let (l, _g8) = lse.device_ptr_mut(stream);
+            check_addresses(
+                &RawCall {
+                    dims: p.dims,
+                    q,
+                    k_cache,
+                    v_cache,
+                    qo_indptr,
+                    kv_indptr,
+                    kv_indices,
+                    out: o,
+                    lse: l,
+                    sm_scale: p.sm_scale,
+                },
+                None,
+            )?;
+        }
         let warps = p.dims.total_q as u64 * NUM_QO_HEADS as u64;
         if warps == 0 || p.dims.batch == 0 {
             return Ok(());
