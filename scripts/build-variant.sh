@@ -7,6 +7,7 @@
 # dist/var/*.cubin, `sanitize-variants` runs the sanitizers over each.
 #   bash scripts/build-variant.sh NAME [-DFOO ...]
 #   GIT_REF=branch bash scripts/build-variant.sh NAME   # the kernels/ of a git ref
+#   SRC=dir bash scripts/build-variant.sh NAME          # an edited copy of the kernels/
 # (the cubin must keep the entry points and Params of this tree's host code).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -16,7 +17,7 @@ tc=${PAGEDATTN_TOOLCHAIN_DIR:-$PWD/.toolchain/cuda}
   || bash scripts/install-cuda-toolchain.sh "$tc" >/dev/null
 nvcc=${NVCC:-$(command -v nvcc || echo "$tc/nvidia/cu13/bin/nvcc")}
 cutlass=${CUTLASS_INCLUDE:-$tc/cutlass_library/source/include}
-src=crates/pagedattn/kernels
+src=${SRC:-crates/pagedattn/kernels}
 if [ -n "${GIT_REF:-}" ]; then
   tmp=$(mktemp -d)
   # The kernels moved from kernels/ to crates/pagedattn/kernels/: either.

@@ -2,11 +2,11 @@
 # Same-call A/B of kernel builds and options on the GPU machine: one
 # `pagedattn bench` (checked against the reference, timed per SPEC.md) per
 # configuration, then one table of median times (scripts/ab.py).
-#   bash scripts/device-ab.sh NAME=BINARY[@ENV=VAL,ENV=VAL...] ... [-- bench args]
-# e.g.
+#   bash scripts/device-ab.sh NAME=BINARY[@ARG,ARG...] ... [-- bench args]
+# ARGs are extra `pagedattn bench` arguments of that configuration only, e.g.
 #   bash scripts/device-ab.sh old=dist/old/pagedattn new=dist/pagedattn \
-#        nosplit=dist/pagedattn@PAGEDATTN_SPLIT=never \
-#        f1=dist/pagedattn@PAGEDATTN_ATTENTION_CUBIN=dist/var/f1.cubin -- --filter seed
+#        nosplit=dist/pagedattn@--split=never m128=dist/pagedattn@--tile=m128 \
+#        var=dist/pagedattn@--attention-cubin=dist/var/var.cubin -- --filter seed
 # JSON reports land in $OUT/ab-NAME.json; the first configuration is the
 # reference column of the ratio.
 set -uo pipefail
@@ -18,9 +18,9 @@ while [ $# -gt 0 ]; do
 done
 jsons=()
 for c in "${cfgs[@]}"; do
-  name=${c%%=*}; rest=${c#*=}; bin=${rest%%@*}; envs=()
-  [ "$rest" != "$bin" ] && IFS=, read -ra envs <<< "${rest#*@}"
-  env "${envs[@]}" timeout "${AB_TIMEOUT:-300}" "$bin" bench --backend cuda "${bench[@]}" \
+  name=${c%%=*}; rest=${c#*=}; bin=${rest%%@*}; extra=()
+  [ "$rest" != "$bin" ] && IFS=, read -ra extra <<< "${rest#*@}"
+  timeout "${AB_TIMEOUT:-300}" "$bin" bench --backend cuda "${extra[@]}" "${bench[@]}" \
     --json "$OUT/ab-$name.json" > "$OUT/ab-$name.txt" 2>&1
   rc=$?
   echo "$name: rc=$rc $(grep -c '| ok' "$OUT/ab-$name.txt") ok, $(grep -cE '\| +(FAIL|ERROR)' "$OUT/ab-$name.txt") failed"
