@@ -108,11 +108,7 @@ struct GatherLoader {
     const __nv_bfloat16* head_base = cache + kv_head * kHeadDim + col;
     CUTLASS_PRAGMA_UNROLL
     for (int i = 0; i < kKvRows; ++i) {
-#ifdef PAGEDATTN_DIAG_NO_KV_LOAD
-      const bool valid = false;  // diagnostic build: no K/V bytes read
-#else
       const bool valid = pid[i] >= 0;
-#endif
       const __nv_bfloat16* src = valid ? head_base + (long long)pid[i] * (kNumKvHeads * kHeadDim) : cache;
       copy_row<T::kBlockN>(skv, i, src, valid);
     }
