@@ -60,14 +60,15 @@ __device__ __forceinline__ void init_barriers(typename T::SharedStorage& ss) {
 // K(it) then V(it) through the ring from ring position block_iter on. Page
 // ids run two blocks ahead of the cp.asyncs that use them, so their load
 // latency is off the producer's path.
-// Thread 0 takes the next ticket (`raw_ticket`, used when the next unit is
-// decoded) as the unit's last block loads: a CTA claims its next unit only
-// shortly before it is free, so units stay with whichever CTA frees up first
-// (dynamic balance; claiming two 64-key blocks earlier was measured slower).
+// With `claim`, thread 0 takes the next ticket (`raw_ticket`, used when the
+// next unit is decoded) as the unit's last block loads: a CTA claims its next
+// unit only shortly before it is free, so units stay with whichever CTA frees
+// up first (dynamic balance; claiming two 64-key blocks earlier was measured
+// slower).
 template <class T>
 __device__ __forceinline__ void produce_unit(const Params& p, typename T::SharedStorage& ss,
                                              const GatherLoader<T>& loader, const WorkUnit& w, int slot,
-                                             int block_iter, int& raw_ticket) {
+                                             int block_iter, bool claim, int& raw_ticket) {
   constexpr int kStageBytes = T::kBlockN * kHeadDim * 2;
   constexpr int kQBytes = T::kBlockM * kHeadDim * 2;
   constexpr int kIds = GatherLoader<T>::kKvRows;
@@ -84,7 +85,7 @@ __device__ __forceinline__ void produce_unit(const Params& p, typename T::Shared
     // No key: the rows' output is 0 and Q is not read.
     mbar_arrive(&ss.q_full[slot]);
     publish();
-    if (threadIdx.x == 0) raw_ticket = issue_ticket(p, ss.plan.n_units);
+    if (claim && threadIdx.x == 0) raw_ticket = issue_ticket(p, ss.plan.n_units);
     return;
   }
   int pid[kIds], pid_next[kIds] = {};
@@ -97,7 +98,7 @@ __device__ __forceinline__ void produce_unit(const Params& p, typename T::Shared
     const int n = w.blk_hi - 1 - it;
     const RingPos<T::kStages> rp(block_iter + it);
     loader.check_ids(p, w, n, pid);
-    if (it == n_steps - 1 && threadIdx.x == 0) raw_ticket = issue_ticket(p, ss.plan.n_units);
+    if (claim && it == n_steps - 1 && threadIdx.x == 0) raw_ticket = issue_ticket(p, ss.plan.n_units);
     mbar_wait(&ss.k_empty[rp.stage], rp.phase ^ 1);
     loader.load_kv(p.k_cache, w.kv_head, pid, sk + rp.stage * kStageBytes, &ss.k_full[rp.stage]);
     mbar_wait(&ss.v_empty[rp.stage], rp.phase ^ 1);
@@ -121,10 +122,12 @@ __device__ __forceinline__ void producer(const Params& p, typename T::SharedStor
   int raw_ticket = 0;  // thread 0: the counter's value for the next unit
   int slot_iter = 0, block_iter = 0;
   for (int it = 0;; ++it) {
+    // Ticket `it` of this CTA; from the third on, the next needs the counter.
+    const bool claim_next = it + 1 >= 2;
     if (warp == kProducerWarp0) {
-      int t = (int)blockIdx.x;  // the first unit needs no counter
-      if (it > 0) {
-        if (lane == 0) t = ticket_of(raw_ticket);
+      int t = ticket_of(it, 0);
+      if (it >= 2) {
+        if (lane == 0) t = ticket_of(it, raw_ticket);
         t = __shfl_sync(0xffffffffu, t, 0);
       }
       const WorkUnit w = decode_unit<T::kBlockM, T::kBlockN>(p, ss.plan, t);
@@ -133,7 +136,7 @@ __device__ __forceinline__ void producer(const Params& p, typename T::SharedStor
     cutlass::arch::NamedBarrier::sync(T::kProducerThreads, kBarProducer);
     const WorkUnit w = ss.pending[it & 1];
     if (w.state == kUnitSkip) {
-      if (threadIdx.x == 0) raw_ticket = issue_ticket(p, ss.plan.n_units);
+      if (claim_next && threadIdx.x == 0) raw_ticket = issue_ticket(p, ss.plan.n_units);
       continue;
     }
     const int slot = slot_iter % T::kQSlots, qphase = (slot_iter / T::kQSlots) & 1;
@@ -145,7 +148,7 @@ __device__ __forceinline__ void producer(const Params& p, typename T::SharedStor
       if (threadIdx.x == 0) mbar_arrive(&ss.q_full[slot]);
       break;
     }
-    produce_unit<T>(p, ss, loader, w, slot, block_iter, raw_ticket);
+    produce_unit<T>(p, ss, loader, w, slot, block_iter, claim_next, raw_ticket);
     block_iter += w.blk_hi - w.blk_lo;
   }
 }

@@ -452,23 +452,30 @@ __device__ __forceinline__ WorkUnit decode_unit(const Params& p, const Plan& pl,
   return w;
 }
 
-// Tickets: CTA c's first unit is c; later ones come from the workspace
-// counter (gridDim.x + its value). A CTA stops at its first ticket past the
-// units, so the counter is taken max(0, n - G) + min(G, n) times in all (n
-// units, G CTAs); an atomic increment modulo that count hands out 0, 1, ...
-// and wraps to 0 on the last take, which leaves the counter reset for the
-// next call. The raw value is used only when the next unit is decoded, so
-// nothing waits for the atomic's round trip before then (plain PTX: an
-// atomicAdd would be warp-aggregated, whose result broadcast waits at once).
+// Tickets: CTA c's first two units are c and 2G - 1 - c (G = gridDim.x:
+// heaviest with lightest of the first 2G, and no counter on the path, so
+// the second unit loads right behind the first); later ones come from the
+// workspace counter (2G + its value). A CTA stops at its first ticket past
+// the units, so the counter is taken max(0, n - 2G) + clamp(n - G, 0, G)
+// times in all (n units; only CTAs whose second unit exists take it); an
+// atomic increment modulo that count hands out 0, 1, ... and wraps to 0 on
+// the last take, which leaves the counter reset for the next call. The raw
+// value is used only when the next unit is decoded, so nothing waits for the
+// atomic's round trip before then (plain PTX: an atomicAdd would be
+// warp-aggregated, whose result broadcast waits at once).
 __device__ __forceinline__ int issue_ticket(const Params& p, int n_units) {
   const int g = (int)gridDim.x;
-  const unsigned last = (unsigned)(max(0, n_units - g) + min(g, n_units) - 1);
+  const unsigned last = (unsigned)(max(0, n_units - 2 * g) + min(max(n_units - g, 0), g) - 1);
   int raw;
   asm volatile("atom.global.inc.u32 %0, [%1], %2;" : "=r"(raw) : "l"(p.ws_counters + kWsUnitTicket), "r"(last)
                : "memory");
   return raw;
 }
-__device__ __forceinline__ int ticket_of(int raw) { return (int)gridDim.x + raw; }
+// The k-th ticket of this CTA (raw: the counter's value, for k >= 2).
+__device__ __forceinline__ int ticket_of(int k, int raw) {
+  const int g = (int)gridDim.x;
+  return k == 0 ? (int)blockIdx.x : k == 1 ? 2 * g - 1 - (int)blockIdx.x : 2 * g + raw;
+}
 
 // Checks indptr entries [first, first + 32) with one warp and ORs ErrorBits
 // into the workspace error flag. CTA c checks entries c*32 + k*32*gridDim.x.
