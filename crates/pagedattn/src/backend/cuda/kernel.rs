@@ -14,7 +14,7 @@ use std::sync::Arc;
 
 use cudarc::driver::{
     sys, CudaContext, CudaFunction, CudaStream, CudaView, CudaViewMut, DevicePtr, DevicePtrMut,
-    LaunchConfig, PushKernelArg,
+    LaunchConfig, PushKernelArg, SyncOnDrop,
 };
 use cudarc::nvrtc::Ptx;
 use half::bf16;
@@ -204,6 +204,50 @@ fn check_align(s: &Span, align: u64) -> Result<()> {
         });
     }
     Ok(())
+}
+
+/// A device call's lengths checked against its shape, and its raw addresses,
+/// with cudarc's use guards: the caller keeps them until after the launch,
+/// so that where cudarc tracks cross-stream use with events, those are
+/// recorded after the kernel.
+fn raw_call<'a>(
+    stream: &'a CudaStream,
+    p: &'a DeviceProblem<'_>,
+    out: &'a mut CudaViewMut<'_, bf16>,
+    lse: &'a mut CudaViewMut<'_, f32>,
+) -> Result<(RawCall, [SyncOnDrop<'a>; 8])> {
+    let lens = InputLens {
+        q: p.q.len(),
+        k_cache: p.k_cache.len(),
+        v_cache: p.v_cache.len(),
+        kv_indices: p.kv_indices.len(),
+    };
+    check_shapes(&p.dims, p.sm_scale, lens)?;
+    check_len("qo_indptr", p.dims.indptr_len(), p.qo_indptr.len())?;
+    check_len("kv_indptr", p.dims.indptr_len(), p.kv_indptr.len())?;
+    check_len("output", p.dims.q_elems(), out.len())?;
+    check_len("lse", p.dims.lse_elems(), lse.len())?;
+    let (q, g1) = p.q.device_ptr(stream);
+    let (k_cache, g2) = p.k_cache.device_ptr(stream);
+    let (v_cache, g3) = p.v_cache.device_ptr(stream);
+    let (qo_indptr, g4) = p.qo_indptr.device_ptr(stream);
+    let (kv_indptr, g5) = p.kv_indptr.device_ptr(stream);
+    let (kv_indices, g6) = p.kv_indices.device_ptr(stream);
+    let (out, g7) = out.device_ptr_mut(stream);
+    let (lse, g8) = lse.device_ptr_mut(stream);
+    let call = RawCall {
+        dims: p.dims,
+        q,
+        k_cache,
+        v_cache,
+        qo_indptr,
+        kv_indptr,
+        kv_indices,
+        out,
+        lse,
+        sm_scale: p.sm_scale,
+    };
+    Ok((call, [g1, g2, g3, g4, g5, g6, g7, g8]))
 }
 
 /// Alignment and aliasing of a call's buffers (and its workspace, if any):
@@ -504,40 +548,7 @@ impl PagedPrefill {
         lse: &mut CudaViewMut<'_, f32>,
         ws: &mut Workspace,
     ) -> Result<()> {
-        let lens = InputLens {
-            q: p.q.len(),
-            k_cache: p.k_cache.len(),
-            v_cache: p.v_cache.len(),
-            kv_indices: p.kv_indices.len(),
-        };
-        check_shapes(&p.dims, p.sm_scale, lens)?;
-        check_len("qo_indptr", p.dims.indptr_len(), p.qo_indptr.len())?;
-        check_len("kv_indptr", p.dims.indptr_len(), p.kv_indptr.len())?;
-        check_len("output", p.dims.q_elems(), out.len())?;
-        check_len("lse", p.dims.lse_elems(), lse.len())?;
-        // cudarc's use guards stay alive until after the launch, so that where
-        // cudarc tracks cross-stream use with events, they are recorded after
-        // the kernel.
-        let (q, _g1) = p.q.device_ptr(stream);
-        let (k_cache, _g2) = p.k_cache.device_ptr(stream);
-        let (v_cache, _g3) = p.v_cache.device_ptr(stream);
-        let (qo_indptr, _g4) = p.qo_indptr.device_ptr(stream);
-        let (kv_indptr, _g5) = p.kv_indptr.device_ptr(stream);
-        let (kv_indices, _g6) = p.kv_indices.device_ptr(stream);
-        let (out_ptr, _g7) = out.device_ptr_mut(stream);
-        let (lse_ptr, _g8) = lse.device_ptr_mut(stream);
-        let call = RawCall {
-            dims: p.dims,
-            q,
-            k_cache,
-            v_cache,
-            qo_indptr,
-            kv_indptr,
-            kv_indices,
-            out: out_ptr,
-            lse: lse_ptr,
-            sm_scale: p.sm_scale,
-        };
+        let (call, _guards) = raw_call(stream, p, out, lse)?;
         // SAFETY: every address comes from a live cudarc view of the length
         // its shape needs (checked above), on this context.
         unsafe { self.launch_raw_with(config, stream.cu_stream(), &call, ws) }
@@ -751,44 +762,10 @@ impl PagedPrefill {
         out: &mut CudaViewMut<'_, bf16>,
         lse: &mut CudaViewMut<'_, f32>,
     ) -> Result<()> {
-        let lens = InputLens {
-            q: p.q.len(),
-            k_cache: p.k_cache.len(),
-            v_cache: p.v_cache.len(),
-            kv_indices: p.kv_indices.len(),
-        };
-        check_shapes(&p.dims, p.sm_scale, lens)?;
-        check_len("qo_indptr", p.dims.indptr_len(), p.qo_indptr.len())?;
-        check_len("kv_indptr", p.dims.indptr_len(), p.kv_indptr.len())?;
-        check_len("output", p.dims.q_elems(), out.len())?;
-        check_len("lse", p.dims.lse_elems(), lse.len())?;
-        {
-            // The same alignment and aliasing rules as the fast kernel, so
-            // that every entry point refuses the same calls.
-            let (q, _g1) = p.q.device_ptr(stream);
-            let (k_cache, _g2) = p.k_cache.device_ptr(stream);
-            let (v_cache, _g3) = p.v_cache.device_ptr(stream);
-            let (qo_indptr, _g4) = p.qo_indptr.device_ptr(stream);
-            let (kv_indptr, _g5) = p.kv_indptr.device_ptr(stream);
-            let (kv_indices, _g6) = p.kv_indices.device_ptr(stream);
-            let (o, _g7) = out.device_ptr_mut(stream);
-            let (l, _g8) = lse.device_ptr_mut(stream);
-            check_addresses(
-                &RawCall {
-                    dims: p.dims,
-                    q,
-                    k_cache,
-                    v_cache,
-                    qo_indptr,
-                    kv_indptr,
-                    kv_indices,
-                    out: o,
-                    lse: l,
-                    sm_scale: p.sm_scale,
-                },
-                None,
-            )?;
-        }
+        // The same length, alignment and aliasing rules as the fast kernel,
+        // so that every entry point refuses the same calls.
+        let (call, _guards) = raw_call(stream, p, out, lse)?;
+        check_addresses(&call, None)?;
         let warps = p.dims.total_q as u64 * NUM_QO_HEADS as u64;
         if warps == 0 || p.dims.batch == 0 {
             return Ok(());
@@ -803,14 +780,14 @@ impl PagedPrefill {
         let batch = p.dims.batch as i32;
         let num_pages = p.dims.num_pages as i64;
         let mut b = stream.launch_builder(&self.reference);
-        b.arg(p.q)
-            .arg(p.k_cache)
-            .arg(p.v_cache)
-            .arg(p.qo_indptr)
-            .arg(p.kv_indptr)
-            .arg(p.kv_indices)
-            .arg(out)
-            .arg(lse)
+        b.arg(&call.q)
+            .arg(&call.k_cache)
+            .arg(&call.v_cache)
+            .arg(&call.qo_indptr)
+            .arg(&call.kv_indptr)
+            .arg(&call.kv_indices)
+            .arg(&call.out)
+            .arg(&call.lse)
             .arg(&total_q)
             .arg(&batch)
             .arg(&num_pages)
