@@ -1,9 +1,11 @@
 #!/bin/bash
 # The Python package on the GPU machine (no network, no Rust), from the repo root:
 # installs the carried wheels into $SITE (default /tmp/site) and runs steps by name:
-#   bash scripts/device-python.sh pytest overhead suite [-- run_suite.py args]
+#   bash scripts/device-python.sh pytest overhead dense suite [-- run_suite.py args]
 #   pytest    crates/pagedattn-py/tests (GPU tests on the H200; FlashInfer comparison)
 #   overhead  bench/python/host_overhead.py (host time of the Python call vs the Rust launch)
+#   dense     bench/python/dense_anchor.py (PyTorch SDPA, cuDNN and flash backends, on the
+#             long rows without paging: the dense anchor of the main-loop issue)
 #   suite     bench/flashinfer-bench/run_suite.py (FlashInfer-Bench's benchmark + evaluator,
 #             ours and FlashInfer's wrapper baseline in one call)
 # Carried (git-ignored) paths it needs: dist/wheels (scripts/build-wheel.sh), .whl and
@@ -58,6 +60,9 @@ for s in "${steps[@]}"; do
     overhead)
       OUT="$OUT" python3 bench/python/host_overhead.py 2>&1 | tee "$OUT/host_overhead.log"
       rc=${PIPESTATUS[0]}; summary+=("overhead rc=$rc: $(grep '=>' "$OUT/host_overhead.log" | tr '\n' ' ')") ;;
+    dense)
+      OUT="$OUT" python3 bench/python/dense_anchor.py 2>&1 | tee "$OUT/dense_anchor.log"
+      rc=${PIPESTATUS[0]}; summary+=("dense rc=$rc: $(grep -E '^\| scale' "$OUT/dense_anchor.log" | tr '\n' ' ')") ;;
     suite)
       python3 bench/flashinfer-bench/run_suite.py --out "$OUT/suite" "$@" 2>&1 | tee "$OUT/suite.log"
       rc=${PIPESTATUS[0]}; summary+=("suite rc=$rc: $(grep -m1 'PASSED' "$OUT/suite/suite_results.md" 2>/dev/null) geomean $(grep geomean "$OUT/suite/suite_results.md" 2>/dev/null)") ;;

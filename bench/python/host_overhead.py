@@ -177,11 +177,13 @@ def main():
     ap.add_argument("--n", type=int, default=5000)
     args = ap.parse_args()
     print("device:", torch.cuda.get_device_name(0), "| torch", torch.__version__, "| python", sys.version.split()[0],
-          "| pagedattn", pagedattn.build_info()["commit"])
+          "| pagedattn", pagedattn.build_info()["commit"],
+          "| tensors read through torch's DLPack C exchange API:", _native._torch_fast_path())
     results = {"one_token": measure("one token", case([1], [1], 16), args.n)}
     name, c = seed_case("seed02")
     results[name] = measure(name, c, args.n)
     results["device"] = torch.cuda.get_device_name(0)
+    results["torch_fast_path"] = _native._torch_fast_path()
     results["python"] = sys.version
     out = Path(os.environ.get("OUT", "/tmp/out"))
     out.mkdir(parents=True, exist_ok=True)

@@ -1,7 +1,9 @@
 //! `pagedattn._native`: the Python extension module (PyO3, abi3 >= 3.9).
 //!
-//! The hot path is `run`: for torch CUDA tensors it reads a few attributes
-//! of each tensor, checks dtypes, shapes, devices and contiguity, and makes one
+//! The hot path is `run`: for torch CUDA tensors it reads each tensor through
+//! torch's DLPack C exchange API (torch >= 2.10: a C call per tensor, no Python
+//! attribute reads; older torch: a few attribute reads), checks dtypes, shapes,
+//! devices and contiguity, and makes one
 //! call of [`PagedPrefill::launch_raw`] on torch's current stream (or the
 //! `stream=` argument), with the workspace cached per (device, stream). No host
 //! synchronisation, no allocation, no device copy: capturable in a CUDA graph.
@@ -216,6 +218,8 @@ struct TorchRefs {
     tensor: Py<PyType>,
     dtypes: [Py<PyAny>; 3], // bf16, int32, float32
     current_raw_stream: Py<PyAny>,
+    /// torch's DLPack C exchange API (torch >= 2.10), if it has one.
+    exchange: Option<&'static ExchangeApi>,
 }
 
 static TORCH: GILOnceCell<TorchRefs> = GILOnceCell::new();
@@ -240,6 +244,7 @@ fn torch_refs(py: Python<'_>) -> PyResult<Option<&'static TorchRefs>> {
             .getattr("_C")?
             .getattr("_cuda_getCurrentRawStream")?
             .unbind(),
+        exchange: exchange_api(&torch.getattr("Tensor")?),
     };
     let _ = TORCH.set(py, refs);
     Ok(TORCH.get(py))
@@ -358,6 +363,188 @@ fn read_torch(
     Ok(DevTensor { ptr, shape })
 }
 
+// ------------------------------------------------- torch's C exchange API
+
+#[repr(C)]
+struct DLPackVersion {
+    major: u32,
+    minor: u32,
+}
+
+/// `DLPackExchangeAPI` of dlpack.h (DLPack >= 1.2; major version 1): a table
+/// of C functions a framework publishes on its tensor type, so that a
+/// consumer reads a tensor without any Python call.
+#[repr(C)]
+struct ExchangeApi {
+    version: DLPackVersion,
+    prev_api: *const c_void,
+    managed_tensor_allocator: *const c_void,
+    managed_tensor_from_py_object_no_sync: *const c_void,
+    managed_tensor_to_py_object_no_sync: *const c_void,
+    /// Fills a non-owning DLTensor view (valid while the object lives); 0 on
+    /// success, -1 with a Python exception set. May be null.
+    dltensor_from_py_object_no_sync:
+        Option<unsafe extern "C" fn(py_object: *mut c_void, out: *mut DLTensor) -> i32>,
+    /// The framework's current stream of a device (torch's current stream).
+    current_work_stream: Option<
+        unsafe extern "C" fn(device_type: i32, device_id: i32, out: *mut *mut c_void) -> i32,
+    >,
+}
+
+// SAFETY: the table is static, immutable data of the producer, alive for the
+// process (dlpack.h); its functions are called with the GIL held.
+unsafe impl Sync for ExchangeApi {}
+
+/// The exchange table of a tensor type: `__dlpack_c_exchange_api__` (a capsule
+/// named "dlpack_exchange_api"), or the older `__c_dlpack_exchange_api__`
+/// (a capsule or an int address). None if absent or of another major version.
+fn exchange_api(tensor_type: &Bound<'_, PyAny>) -> Option<&'static ExchangeApi> {
+    let mut ptr: *const ExchangeApi = std::ptr::null();
+    for attr in ["__dlpack_c_exchange_api__", "__c_dlpack_exchange_api__"] {
+        let Ok(v) = tensor_type.getattr(attr) else {
+            continue;
+        };
+        if let Ok(c) = v.downcast::<PyCapsule>() {
+            if c.name().ok().flatten().map(|n| n.to_bytes()) == Some(b"dlpack_exchange_api") {
+                ptr = c.pointer() as *const ExchangeApi;
+            }
+        } else if let Ok(a) = v.extract::<usize>() {
+            ptr = a as *const ExchangeApi;
+        }
+        if !ptr.is_null() {
+            break;
+        }
+    }
+    // SAFETY: the producer keeps the table alive for the process (dlpack.h).
+    let api = unsafe { ptr.as_ref()? };
+    (api.version.major == 1 && api.dltensor_from_py_object_no_sync.is_some()).then_some(api)
+}
+
+/// What a tensor's DLTensor view says, checked like `read_torch` checks the
+/// tensor; None when anything differs (the caller then takes the attribute
+/// path, which succeeds or raises the error that names the argument).
+fn read_view(api: &ExchangeApi, t: &Bound<'_, PyAny>, i: usize, device: i32) -> Option<DevTensor> {
+    let dl = view(api, t)?;
+    if dl.device.device_type != KDL_CUDA || dl.device.device_id != device {
+        return None;
+    }
+    let (code, bits) = dl_dtype(DTYPES[i]);
+    if dl.dtype.code != code || dl.dtype.bits != bits || dl.dtype.lanes != 1 {
+        return None;
+    }
+    let n = usize::try_from(dl.ndim).ok().filter(|&n| n <= 6)?;
+    let mut shape = Shape {
+        n,
+        ..Shape::default()
+    };
+    for k in 0..n {
+        // SAFETY: `shape` has `ndim` entries (DLPack).
+        shape.d[k] = unsafe { *dl.shape.add(k) };
+    }
+    // SAFETY: `strides` has `ndim` entries when non-null (DLPack).
+    let strides =
+        (!dl.strides.is_null()).then(|| unsafe { std::slice::from_raw_parts(dl.strides, n) });
+    if !row_major(&shape, strides) {
+        return None;
+    }
+    Some(DevTensor {
+        ptr: dl.data as u64 + dl.byte_offset,
+        shape,
+    })
+}
+
+/// The non-owning DLTensor view of `t`; its arrays belong to the tensor and
+/// stay valid while `t` lives and is not resized. None (no exception left
+/// set) if the producer refuses.
+fn view(api: &ExchangeApi, t: &Bound<'_, PyAny>) -> Option<DLTensor> {
+    let f = api.dltensor_from_py_object_no_sync?;
+    // SAFETY: DLTensor is plain data (raw pointers and integers): all-zero is valid.
+    let mut dl: DLTensor = unsafe { std::mem::zeroed() };
+    // SAFETY: `t` is a live object of the type that published the table
+    // (checked by the callers); `dl` is a valid out-parameter.
+    if unsafe { f(t.as_ptr().cast(), &mut dl) } != 0 {
+        let _ = PyErr::take(t.py());
+        return None;
+    }
+    Some(dl)
+}
+
+/// Contiguous in torch's sense: strides of size-1 dimensions and of empty
+/// tensors do not matter; no strides means row-major.
+fn row_major(shape: &Shape, strides: Option<&[i64]>) -> bool {
+    let Some(st) = strides else {
+        return true;
+    };
+    if shape.dims().contains(&0) {
+        return true;
+    }
+    let mut expected = 1i64;
+    for k in (0..shape.n).rev() {
+        if shape.d[k] != 1 && st[k] != expected {
+            return false;
+        }
+        expected = expected.saturating_mul(shape.d[k]);
+    }
+    true
+}
+
+fn dl_dtype(d: DType) -> (u8, u8) {
+    match d {
+        DType::Bf16 => (4, 16),
+        DType::I32 => (0, 32),
+        DType::F32 => (2, 32),
+    }
+}
+
+/// One tensor of a torch call: the C view when `t` is exactly a torch.Tensor
+/// and torch has the exchange API, else (or if the view is refused) the
+/// attribute reads.
+fn read_tensor(
+    py: Python<'_>,
+    t: &Bound<'_, PyAny>,
+    i: usize,
+    refs: &TorchRefs,
+    device: i32,
+) -> PyResult<DevTensor> {
+    if let Some(api) = refs.exchange {
+        if t.get_type().is(refs.tensor.bind(py)) {
+            if let Some(v) = read_view(api, t, i, device) {
+                return Ok(v);
+            }
+        }
+    }
+    read_torch(py, t, i, refs, device)
+}
+
+/// The device of a torch tensor `q` (negative: CPU), through the C view when
+/// possible.
+fn torch_device(py: Python<'_>, q: &Bound<'_, PyAny>, refs: &TorchRefs) -> PyResult<i32> {
+    if let Some(api) = refs.exchange {
+        if q.get_type().is(refs.tensor.bind(py)) {
+            if let Some(dl) = view(api, q) {
+                if dl.device.device_type == KDL_CUDA {
+                    return Ok(dl.device.device_id);
+                }
+            }
+        }
+    }
+    Ok(as_i64(py, call0(q, intern!(py, "get_device"))?.as_ptr())? as i32)
+}
+
+/// torch's current stream of `device`: through the exchange API when it has
+/// one, else `torch._C._cuda_getCurrentRawStream`.
+fn torch_stream(py: Python<'_>, refs: &TorchRefs, device: i32) -> PyResult<usize> {
+    if let Some(f) = refs.exchange.and_then(|a| a.current_work_stream) {
+        let mut s: *mut c_void = std::ptr::null_mut();
+        // SAFETY: a valid out-parameter; the GIL is held.
+        if unsafe { f(KDL_CUDA, device, &mut s) } == 0 {
+            return Ok(s as usize);
+        }
+        let _ = PyErr::take(py);
+    }
+    refs.current_raw_stream.bind(py).call1((device,))?.extract()
+}
+
 // ---------------------------------------------------------------- DLPack
 
 #[repr(C)]
@@ -459,11 +646,7 @@ fn read_dlpack<'py>(
     // it is destroyed; `cap` is returned so it outlives every use.
     let t = unsafe { &(*m).dl_tensor };
     let want = DTYPES[i];
-    let (code, bits) = match want {
-        DType::Bf16 => (4u8, 16u8),
-        DType::I32 => (0, 32),
-        DType::F32 => (2, 32),
-    };
+    let (code, bits) = dl_dtype(want);
     if t.dtype.code != code || t.dtype.bits != bits || t.dtype.lanes != 1 {
         return Err(PyTypeError::new_err(format!(
             "`{name}` must be {}, got DLPack dtype (code {}, bits {}, lanes {})",
@@ -487,18 +670,13 @@ fn read_dlpack<'py>(
         // SAFETY: `shape` has `ndim` entries (DLPack).
         shape.d[k] = unsafe { *t.shape.add(k) };
     }
-    if !t.strides.is_null() {
-        let mut expected = 1i64;
-        for k in (0..n).rev() {
-            // SAFETY: `strides` has `ndim` entries when non-null (DLPack).
-            let st = unsafe { *t.strides.add(k) };
-            if shape.d[k] != 1 && st != expected {
-                return Err(PyValueError::new_err(format!(
-                    "`{name}` must be contiguous (row-major)"
-                )));
-            }
-            expected *= shape.d[k];
-        }
+    // SAFETY: `strides` has `ndim` entries when non-null (DLPack).
+    let strides =
+        (!t.strides.is_null()).then(|| unsafe { std::slice::from_raw_parts(t.strides, n) });
+    if !row_major(&shape, strides) {
+        return Err(PyValueError::new_err(format!(
+            "`{name}` must be contiguous (row-major)"
+        )));
     }
     let ptr = t.data as u64 + t.byte_offset;
     Ok((DevTensor { ptr, shape }, cap))
@@ -823,7 +1001,7 @@ fn resolve_stream(
 ) -> PyResult<usize> {
     let Some(s) = stream.filter(|s| !s.is_none()) else {
         return match refs {
-            Some(r) => r.current_raw_stream.bind(py).call1((device,))?.extract(),
+            Some(r) => torch_stream(py, r, device),
             None => Ok(0),
         };
     };
@@ -908,13 +1086,13 @@ fn parse<'py>(
     let refs = torch_refs(py)?;
     if let Some(r) = refs {
         if q.is_instance(r.tensor.bind(py))? {
-            let device = as_i64(py, call0(q, intern!(py, "get_device"))?.as_ptr())? as i32;
+            let device = torch_device(py, q, r)?;
             if device < 0 {
                 return Ok(Route::Cpu);
             }
             let mut tensors = [DevTensor::default(); 8];
             for (i, a) in args.iter().enumerate() {
-                tensors[i] = read_torch(py, a, i, r, device)?;
+                tensors[i] = read_tensor(py, a, i, r, device)?;
             }
             let shapes = tensors.map(|t| t.shape);
             let dims = dims_from_shapes(&shapes)?;
@@ -1301,16 +1479,23 @@ fn _bench_parse_torch<'py>(
     let mut times = Vec::with_capacity(n);
     for _ in 0..n {
         let t0 = Instant::now();
-        let device = as_i64(py, call0(q, intern!(py, "get_device"))?.as_ptr())? as i32;
+        let device = torch_device(py, q, refs)?;
         let mut tensors = [DevTensor::default(); 8];
         for (i, a) in args.iter().enumerate() {
-            tensors[i] = read_torch(py, a, i, refs, device)?;
+            tensors[i] = read_tensor(py, a, i, refs, device)?;
         }
         let dims = dims_from_shapes(&tensors.map(|t| t.shape))?;
         std::hint::black_box(dims);
         times.push(t0.elapsed().as_nanos() as u64);
     }
     Ok(times)
+}
+
+/// `_torch_fast_path() -> bool`: whether torch tensors are read through
+/// torch's DLPack C exchange API (torch >= 2.10) rather than attribute calls.
+#[pyfunction]
+fn _torch_fast_path(py: Python<'_>) -> PyResult<bool> {
+    Ok(torch_refs(py)?.is_some_and(|r| r.exchange.is_some()))
 }
 
 // ---------------------------------------------------------------- CPU
@@ -1445,6 +1630,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(take_device_errors, m)?)?;
     m.add_function(wrap_pyfunction!(_bench_launch_raw, m)?)?;
     m.add_function(wrap_pyfunction!(_bench_parse_torch, m)?)?;
+    m.add_function(wrap_pyfunction!(_torch_fast_path, m)?)?;
     m.add_function(wrap_pyfunction!(_cpu_attention, m)?)?;
     m.add_function(wrap_pyfunction!(build_info, m)?)?;
     m.add("DeviceIndexError", py.get_type::<DeviceIndexError>())?;

@@ -345,6 +345,35 @@ def test_gpu_errors_name_the_argument():
         pagedattn.run(*a, 0.1, o, l)
 
 
+def test_tensor_reads_fast_and_attribute_paths_agree():
+    """torch >= 2.10 tensors are read through torch's DLPack C exchange API;
+    subclasses (nn.Parameter) and refused views take the attribute path. Both
+    give the same launch: bitwise equal outputs; offsets into a larger
+    buffer and size-1 dimensions with any stride are read correctly."""
+    major, minor = (int(x) for x in torch.__version__.split(".")[:2])
+    if (major, minor) >= (2, 10):
+        assert pagedattn._native._torch_fast_path()
+    c = make([9, 40], [20, 40], seed=77)
+    a = args(c)
+    out, lse = poisoned(49)
+    pagedattn.run(*a, 0.1, out, lse)
+    p = [torch.nn.Parameter(x, requires_grad=False) for x in a]
+    out2, lse2 = poisoned(49)
+    pagedattn.run(*p, 0.1, out2, lse2)
+    big = torch.full((60, H_Q, D), float("nan"), dtype=torch.bfloat16, device=DEV)
+    out3 = big[5:54]  # contiguous, storage offset 5 rows
+    assert out3.is_contiguous() and out3.storage_offset() > 0
+    lse3 = torch.full((49, H_Q), float("nan"), dtype=torch.float32, device=DEV)
+    k4 = c["k_cache"].as_strided(c["k_cache"].shape, (H_KV * D, 7, D, 1))  # size-1 dim, odd stride
+    assert k4.is_contiguous()
+    pagedattn.run(a[0], k4, *a[2:], 0.1, out3, lse3)
+    torch.cuda.synchronize()
+    assert_close(out, lse, *ref(c, 0.1))
+    for o, l in ((out2, lse2), (out3, lse3)):
+        assert torch.equal(o, out) and torch.equal(l, lse)
+    assert torch.isnan(big[:5]).all() and torch.isnan(big[54:]).all()
+
+
 def test_bind():
     c = make([30, 50], [40, 50], seed=90)
     out, lse = poisoned(80)
