@@ -165,17 +165,9 @@ __device__ __forceinline__ void consume_unit(const Params& p, typename T::Shared
   float lse[2];
   mainloop<T>(p, ss, w, slot, block_iter, tOrO, lse);
   if (w.n_chunks > 1) {
-    using M = SplitMerge<T>;
-    int* flag = &ss.merge_flag[cw];
-    const bool last_chunk = w.chunk == w.n_chunks - 1;
-    // Usually the last chunk finds the others done and merges straight from
-    // its registers; otherwise the chunk that completes the count merges.
-    if (!(last_chunk && M::others_done(p, w, cw, t, flag))) {
-      M::store_partial(p, w, cw, t, tOrO, lse);
-      if (!M::arrive(p, w, cw, t, flag)) return;  // another chunk merges
-      if (!last_chunk) M::load_last(p, w, cw, t, tOrO, lse);
-    }
-    M::merge(p, w, cw, t, tOrO, lse);  // one call site: the same code, so the same bits, either way
+    SplitMerge<T>::store_partial(p, w, cw, t, tOrO, lse);
+    if (!SplitMerge<T>::arrive(p, w, cw, t, &ss.merge_last[cw])) return;  // another chunk merges
+    SplitMerge<T>::merge(p, w, cw, t, tOrO, lse);
   }
   // The epilogue's addresses depend only on the unit and the thread: opaque
   // copies of their inputs keep the compiler from computing them before the

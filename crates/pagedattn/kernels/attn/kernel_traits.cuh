@@ -85,7 +85,7 @@ struct KernelTraits {
     alignas(8) uint64_t v_empty[kStages];
     WorkUnit unit[kQSlots];  // the unit each Q slot holds, written by the producer
     WorkUnit pending[2];     // decoded by producer warp 0 for the other producer warps
-    int merge_flag[kConsumerWGs];  // the merge handshake's answer, from the warpgroup's thread 0
+    int merge_last[kConsumerWGs];  // this warpgroup's chunk was the tile's last: it merges
     Plan plan;
   };
   static_assert(sizeof(Element) * kStages * kBlockN * kHeadDim >= plan_scratch_ints<kPlanMaxBatch>() * sizeof(int),
