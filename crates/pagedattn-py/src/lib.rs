@@ -424,7 +424,11 @@ fn exchange_api(tensor_type: &Bound<'_, PyAny>) -> Option<&'static ExchangeApi> 
 /// tensor; None when anything differs (the caller then takes the attribute
 /// path, which succeeds or raises the error that names the argument).
 fn read_view(api: &ExchangeApi, t: &Bound<'_, PyAny>, i: usize, device: i32) -> Option<DevTensor> {
-    let dl = view(api, t)?;
+    check_view(&view(api, t)?, i, device)
+}
+
+/// `read_view` on a view already taken.
+fn check_view(dl: &DLTensor, i: usize, device: i32) -> Option<DevTensor> {
     if dl.device.device_type != KDL_CUDA || dl.device.device_id != device {
         return None;
     }
@@ -516,19 +520,30 @@ fn read_tensor(
     read_torch(py, t, i, refs, device)
 }
 
-/// The device of a torch tensor `q` (negative: CPU), through the C view when
-/// possible.
-fn torch_device(py: Python<'_>, q: &Bound<'_, PyAny>, refs: &TorchRefs) -> PyResult<i32> {
+/// The device of a torch tensor `q` (negative: CPU) and, when torch's C view
+/// of it passed the checks, `q` itself (one view serves both).
+fn torch_device(
+    py: Python<'_>,
+    q: &Bound<'_, PyAny>,
+    refs: &TorchRefs,
+) -> PyResult<(i32, Option<DevTensor>)> {
     if let Some(api) = refs.exchange {
         if q.get_type().is(refs.tensor.bind(py)) {
             if let Some(dl) = view(api, q) {
                 if dl.device.device_type == KDL_CUDA {
-                    return Ok(dl.device.device_id);
+                    let d = dl.device.device_id;
+                    return Ok((d, check_view(&dl, 0, d)));
+                }
+                if dl.device.device_type == KDL_CPU {
+                    return Ok((-1, None));
                 }
             }
         }
     }
-    Ok(as_i64(py, call0(q, intern!(py, "get_device"))?.as_ptr())? as i32)
+    Ok((
+        as_i64(py, call0(q, intern!(py, "get_device"))?.as_ptr())? as i32,
+        None,
+    ))
 }
 
 /// torch's current stream of `device`: through the exchange API when it has
@@ -1103,13 +1118,16 @@ fn parse<'py>(
     let refs = torch_refs(py)?;
     if let Some(r) = refs {
         if q.is_instance(r.tensor.bind(py))? {
-            let device = torch_device(py, q, r)?;
+            let (device, q_view) = torch_device(py, q, r)?;
             if device < 0 {
                 return Ok(Route::Cpu);
             }
             let mut tensors = [DevTensor::default(); 8];
             for (i, a) in args.iter().enumerate() {
-                tensors[i] = read_tensor(py, a, i, r, device)?;
+                tensors[i] = match (i, q_view) {
+                    (0, Some(v)) => v,
+                    _ => read_tensor(py, a, i, r, device)?,
+                };
             }
             let shapes = tensors.map(|t| t.shape);
             let dims = dims_from_shapes(&shapes)?;
@@ -1499,10 +1517,13 @@ fn _bench_parse_torch<'py>(
     let mut times = Vec::with_capacity(n);
     for _ in 0..n {
         let t0 = Instant::now();
-        let device = torch_device(py, q, refs)?;
+        let (device, q_view) = torch_device(py, q, refs)?;
         let mut tensors = [DevTensor::default(); 8];
         for (i, a) in args.iter().enumerate() {
-            tensors[i] = read_tensor(py, a, i, refs, device)?;
+            tensors[i] = match (i, q_view) {
+                (0, Some(v)) => v,
+                _ => read_tensor(py, a, i, refs, device)?,
+            };
         }
         let dims = dims_from_shapes(&tensors.map(|t| t.shape))?;
         std::hint::black_box(dims);
