@@ -970,13 +970,17 @@ fn ensure_workspace(py: Python<'_>, dev: &Dev, stream: usize, torch: bool) -> Py
 
 /// The hot path of an unchecked call: launches if `stream` already has its
 /// workspace (one lock, one lookup); false if it has none yet.
-fn launch_if_ready(dev: &Dev, stream: usize, call: &RawCall) -> PyResult<bool> {
+/// `go = false` does all of it but the launch (`_bench_run_dry`).
+fn launch_if_ready(dev: &Dev, stream: usize, call: &RawCall, go: bool) -> PyResult<bool> {
     let mut map = dev.workspaces.lock().unwrap_or_else(|e| e.into_inner());
     let Some(slot) = map.get_mut(&stream) else {
         return Ok(false);
     };
     // SAFETY: as in `launch`.
     let _g = unsafe { CtxGuard::bind(dev.ctx.cu_ctx()) };
+    if !go {
+        return Ok(std::hint::black_box(true));
+    }
     unsafe {
         dev.kernel
             .launch_raw(stream as sys::CUstream, call, &mut slot.ws)
@@ -1207,7 +1211,7 @@ fn run<'py>(
         Route::Gpu(p) => {
             let d = dev(p.device)?;
             let call = raw_call(p.dims, &p.tensors, p.sm_scale);
-            if !checked && launch_if_ready(d, p.stream, &call)? {
+            if !checked && launch_if_ready(d, p.stream, &call, true)? {
                 return Ok(());
             }
             ensure_workspace(py, d, p.stream, p.torch)?;
@@ -1493,6 +1497,43 @@ fn _bench_launch_raw<'py>(
     Ok(times)
 }
 
+/// `_bench_run_dry(q, k_cache, v_cache, qo_indptr, kv_indptr, kv_indices, sm_scale, output, lse)`:
+/// everything `run` does on the host for a CUDA call (argument parsing, the
+/// tensor reads and checks, stream, workspace lookup, context guard) except
+/// the launch itself, so that its time, measured from Python, is the host
+/// time the Python call adds over the Rust launch without the driver's noise
+/// (bench/python/host_overhead.py). The stream's workspace must exist (one
+/// `run` first).
+#[pyfunction]
+#[allow(clippy::too_many_arguments)]
+fn _bench_run_dry<'py>(
+    py: Python<'py>,
+    q: &Bound<'py, PyAny>,
+    k_cache: &Bound<'py, PyAny>,
+    v_cache: &Bound<'py, PyAny>,
+    qo_indptr: &Bound<'py, PyAny>,
+    kv_indptr: &Bound<'py, PyAny>,
+    kv_indices: &Bound<'py, PyAny>,
+    sm_scale: Option<&Bound<'py, PyAny>>,
+    output: &Bound<'py, PyAny>,
+    lse: &Bound<'py, PyAny>,
+) -> PyResult<()> {
+    let args = [
+        q, k_cache, v_cache, qo_indptr, kv_indptr, kv_indices, output, lse,
+    ];
+    let Route::Gpu(p) = parse(py, args, sm_scale, None)? else {
+        return Err(PyValueError::new_err("_bench_run_dry needs CUDA tensors"));
+    };
+    let d = dev(p.device)?;
+    let call = raw_call(p.dims, &p.tensors, p.sm_scale);
+    if !launch_if_ready(d, p.stream, &call, false)? {
+        return Err(PyRuntimeError::new_err(
+            "_bench_run_dry: no workspace yet (call run first)",
+        ));
+    }
+    Ok(())
+}
+
 /// `_bench_parse_torch(q, ..., output, lse, n) -> list[int]`: host ns of
 /// reading and checking the eight torch tensors of a call (the part of
 /// `run` before the launch), `n` times; any device (CPU tensors too).
@@ -1671,6 +1712,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(take_device_errors, m)?)?;
     m.add_function(wrap_pyfunction!(_bench_launch_raw, m)?)?;
     m.add_function(wrap_pyfunction!(_bench_parse_torch, m)?)?;
+    m.add_function(wrap_pyfunction!(_bench_run_dry, m)?)?;
     m.add_function(wrap_pyfunction!(_torch_fast_path, m)?)?;
     m.add_function(wrap_pyfunction!(_cpu_attention, m)?)?;
     m.add_function(wrap_pyfunction!(build_info, m)?)?;
