@@ -1,0 +1,125 @@
+#!/usr/bin/env python3
+"""Writes an edited copy of crates/pagedattn/kernels for a named diagnostic
+variant (the shipped sources carry no experiment switches), for
+`SRC=DEST bash scripts/build-variant.sh NAME`:
+
+    python3 scripts/variant-src.py NAME DEST
+
+NAME (the variants behind BENCHMARKS.md "Bounds, measured"):
+  nogather   keys read as contiguous rows (page id = key index mod num_pages),
+             no page-id loads: what the gather costs (outputs wrong: --no-check)
+  nomask     no causal mask on the diagonal blocks (outputs wrong)
+  norescale  no rescale of O by the running max (outputs wrong)
+  timeline   clock64 stamps at each stage of every CTA's first unit; CTAs 0-11
+             of the 30th launch print them (printf) at exit: run one workload
+             per process (`pagedattn bench --no-check --filter seed00`); the
+             stamps and the exit counter add ~2.7 us to the call
+
+Each edit is an exact text replacement; the script fails if the source no
+longer contains the text (the variant then needs updating with the kernel).
+Python 3 standard library only.
+"""
+import shutil
+import sys
+from pathlib import Path
+
+KERNELS = Path(__file__).resolve().parents[1] / "crates" / "pagedattn" / "kernels"
+
+TIMELINE_HEADER = r'''
+// ---- timeline diagnostic (variant only) ----
+#include <cstdio>
+__device__ long long g_tl[1024][16];
+__device__ unsigned int g_tl_done;
+__device__ __forceinline__ long long tl_clock() { long long c; asm volatile("mov.u64 %0, %%clock64;" : "=l"(c)); return c; }
+__device__ __forceinline__ long long tl_gt() { long long c; asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(c)); return c; }
+#define TL(i) do { if (blockIdx.x < 1024 && g_tl[blockIdx.x][i] == 0) g_tl[blockIdx.x][i] = tl_clock(); } while (0)
+'''
+
+TIMELINE_EXIT = r'''    consumer<T>(p, ss);
+    if (threadIdx.x == T::kProducerThreads && blockIdx.x < 1024) {
+      g_tl[blockIdx.x][11] = tl_clock();
+      g_tl[blockIdx.x][15] = tl_gt();
+      __threadfence();
+      const unsigned n = atomicAdd(&g_tl_done, 1u);
+      if (n / gridDim.x == 30 && blockIdx.x < 12) {
+        volatile long long* g = g_tl[blockIdx.x];
+        const long long t0 = g[0];
+        unsigned sm;
+        asm volatile("mov.u32 %0, %%smid;" : "=r"(sm));
+        printf("TL cta %4d sm %3d | dec %6lld ids %6lld k0iss %6lld | centry %6lld qfull %6lld k0full %6lld s0 %6lld sm0 %6lld | mainloop %6lld epi %6lld exit %6lld cyc | span %6lld ns\n",
+               (int)blockIdx.x, (int)sm, g[1] - t0, g[2] - t0, g[3] - t0, g[4] - t0, g[5] - t0, g[6] - t0,
+               g[7] - t0, g[8] - t0, g[9] - t0, g[10] - t0, g[11] - t0, g[15] - g[14]);
+      }
+    }
+  }
+}'''
+
+# variant -> [(file, old, new)]
+EDITS = {
+    "nogather": [
+        ("attn/load_pipeline.cuh",
+         "pid[i] = j < w.kv_len ? __ldg(p.kv_indices + (long long)w.kv_start + j) : 0;",
+         "pid[i] = j < w.kv_len ? (int)((w.kv_start + j) % p.num_pages) : 0;  // diagnostic: contiguous rows"),
+    ],
+    "nomask": [
+        ("attn/mainloop.cuh", "    if (n >= e.n_unmasked) {", "    if (false) {  // diagnostic: no mask"),
+    ],
+    "norescale": [
+        ("attn/softmax.cuh",
+         "    if (!__any_sync(0xffffffffu, corr[0] != 1.f || corr[1] != 1.f)) return;",
+         "    return;  // diagnostic: no rescale"),
+    ],
+    "timeline": [
+        ("attn/kernel_traits.cuh", "namespace pagedattn {", TIMELINE_HEADER + "\nnamespace pagedattn {"),
+        ("attention.cu", "  init_barriers<T>(ss);",
+         "  if (threadIdx.x == 0 && blockIdx.x < 1024) {\n"
+         "    for (int i = 0; i < 16; ++i) g_tl[blockIdx.x][i] = 0;\n"
+         "    g_tl[blockIdx.x][0] = tl_clock();\n    g_tl[blockIdx.x][14] = tl_gt();\n  }\n"
+         "  __syncthreads();\n  init_barriers<T>(ss);"),
+        ("attention.cu", "      if (lane == 0) ss.pending[it & 1] = w;",
+         "      if (lane == 0) { ss.pending[it & 1] = w; TL(1); }"),
+        ("attention.cu", "    loader.check_ids(p, w, n, pid);",
+         "    loader.check_ids(p, w, n, pid);\n    if (threadIdx.x == 0) TL(2);"),
+        ("attention.cu",
+         "    loader.load_kv(p.k_cache, w.kv_head, pid, sk + rp.stage * kStageBytes, &ss.k_full[rp.stage]);",
+         "    loader.load_kv(p.k_cache, w.kv_head, pid, sk + rp.stage * kStageBytes, &ss.k_full[rp.stage]);\n"
+         "    if (threadIdx.x == 0) TL(3);"),
+        ("attention.cu", "    mbar_wait(&ss.q_full[slot], qphase);\n    const WorkUnit w = ss.unit[slot];",
+         "    if (threadIdx.x == T::kProducerThreads) TL(4);\n    mbar_wait(&ss.q_full[slot], qphase);\n"
+         "    if (threadIdx.x == T::kProducerThreads) TL(5);\n    const WorkUnit w = ss.unit[slot];"),
+        ("attention.cu", "  mainloop<T>(p, ss, w, slot, block_iter, tOrO, lse);",
+         "  mainloop<T>(p, ss, w, slot, block_iter, tOrO, lse);\n  if (ct == 0) TL(9);"),
+        ("attention.cu", "  store_output<T>(p, wo, m0, cw, cto, tOrO, tOcO, lse, s_stage);",
+         "  store_output<T>(p, wo, m0, cw, cto, tOrO, tOcO, lse, s_stage);\n  if (ct == 0) TL(10);"),
+        ("attention.cu", "    consumer<T>(p, ss);\n  }\n}", TIMELINE_EXIT),
+        ("attn/mainloop.cuh",
+         "    mbar_wait(&ss.k_full[rk.stage], rk.phase);\n"
+         "    cutlass::arch::fence_view_async_shared();  // cp.async writes -> wgmma (async proxy) reads",
+         "    mbar_wait(&ss.k_full[rk.stage], rk.phase);\n    if (ct == 0) TL(6);\n"
+         "    cutlass::arch::fence_view_async_shared();  // cp.async writes -> wgmma (async proxy) reads"),
+        ("attn/mainloop.cuh",
+         "    release(&ss.k_empty[rk.stage]);\n    softmax_block(w.blk_hi - 1);\n    to_bf16();",
+         "    if (ct == 0) TL(7);\n    release(&ss.k_empty[rk.stage]);\n    softmax_block(w.blk_hi - 1);\n"
+         "    to_bf16();\n    if (ct == 0) TL(8);"),
+    ],
+}
+
+
+def main():
+    if len(sys.argv) != 3 or sys.argv[1] not in EDITS:
+        sys.exit(__doc__)
+    name, dest = sys.argv[1], Path(sys.argv[2])
+    if dest.exists():
+        shutil.rmtree(dest)
+    shutil.copytree(KERNELS, dest)
+    for rel, old, new in EDITS[name]:
+        f = dest / rel
+        text = f.read_text()
+        if text.count(old) < 1:
+            sys.exit(f"variant {name}: {rel} no longer contains:\n{old}")
+        f.write_text(text.replace(old, new, 1))
+    print(dest)
+
+
+if __name__ == "__main__":
+    main()
