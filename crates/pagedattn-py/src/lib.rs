@@ -429,35 +429,32 @@ fn read_view(api: &ExchangeApi, t: &Bound<'_, PyAny>, i: usize, device: i32) -> 
 
 /// `read_view` on a view already taken.
 fn check_view(dl: &DLTensor, i: usize, device: i32) -> Option<DevTensor> {
-    if dl.device.device_type != KDL_CUDA
-        || dl.device.device_id != device
-        || !dl_dtype_is(dl, DTYPES[i])
-    {
+    if dl.device.device_type != KDL_CUDA || dl.device.device_id != device {
         return None;
     }
-    let (shape, row_major) = dl_layout(dl)?;
-    row_major.then(|| DevTensor {
-        ptr: dl.data as u64 + dl.byte_offset,
-        shape,
-    })
-}
-
-/// A DLTensor's shape (None past 6 dimensions) and whether it is contiguous.
-fn dl_layout(t: &DLTensor) -> Option<(Shape, bool)> {
-    let n = usize::try_from(t.ndim).ok().filter(|&n| n <= 6)?;
+    let (code, bits) = dl_dtype(DTYPES[i]);
+    if dl.dtype.code != code || dl.dtype.bits != bits || dl.dtype.lanes != 1 {
+        return None;
+    }
+    let n = usize::try_from(dl.ndim).ok().filter(|&n| n <= 6)?;
     let mut shape = Shape {
         n,
         ..Shape::default()
     };
     for k in 0..n {
         // SAFETY: `shape` has `ndim` entries (DLPack).
-        shape.d[k] = unsafe { *t.shape.add(k) };
+        shape.d[k] = unsafe { *dl.shape.add(k) };
     }
     // SAFETY: `strides` has `ndim` entries when non-null (DLPack).
     let strides =
-        (!t.strides.is_null()).then(|| unsafe { std::slice::from_raw_parts(t.strides, n) });
-    let contiguous = row_major(&shape, strides);
-    Some((shape, contiguous))
+        (!dl.strides.is_null()).then(|| unsafe { std::slice::from_raw_parts(dl.strides, n) });
+    if !row_major(&shape, strides) {
+        return None;
+    }
+    Some(DevTensor {
+        ptr: dl.data as u64 + dl.byte_offset,
+        shape,
+    })
 }
 
 /// The non-owning DLTensor view of `t`; its arrays belong to the tensor and
@@ -495,14 +492,12 @@ fn row_major(shape: &Shape, strides: Option<&[i64]>) -> bool {
     true
 }
 
-/// Whether a DLTensor holds `d` (DLPack codes: bfloat 4, int 0, float 2).
-fn dl_dtype_is(t: &DLTensor, d: DType) -> bool {
-    let (code, bits) = match d {
+fn dl_dtype(d: DType) -> (u8, u8) {
+    match d {
         DType::Bf16 => (4, 16),
         DType::I32 => (0, 32),
         DType::F32 => (2, 32),
-    };
-    t.dtype.code == code && t.dtype.bits == bits && t.dtype.lanes == 1
+    }
 }
 
 /// One tensor of a torch call: the C view when `t` is exactly a torch.Tensor
@@ -666,7 +661,8 @@ fn read_dlpack<'py>(
     // it is destroyed; `cap` is returned so it outlives every use.
     let t = unsafe { &(*m).dl_tensor };
     let want = DTYPES[i];
-    if !dl_dtype_is(t, want) {
+    let (code, bits) = dl_dtype(want);
+    if t.dtype.code != code || t.dtype.bits != bits || t.dtype.lanes != 1 {
         return Err(PyTypeError::new_err(format!(
             "`{name}` must be {}, got DLPack dtype (code {}, bits {}, lanes {})",
             want.name(),
@@ -675,13 +671,24 @@ fn read_dlpack<'py>(
             t.dtype.lanes
         )));
     }
-    let Some((shape, contiguous)) = dl_layout(t) else {
+    let n = t.ndim.max(0) as usize;
+    if n > 6 {
         return Err(PyValueError::new_err(format!(
-            "`{name}` has {} dimensions",
-            t.ndim
+            "`{name}` has {n} dimensions"
         )));
+    }
+    let mut shape = Shape {
+        n,
+        ..Shape::default()
     };
-    if !contiguous {
+    for k in 0..n {
+        // SAFETY: `shape` has `ndim` entries (DLPack).
+        shape.d[k] = unsafe { *t.shape.add(k) };
+    }
+    // SAFETY: `strides` has `ndim` entries when non-null (DLPack).
+    let strides =
+        (!t.strides.is_null()).then(|| unsafe { std::slice::from_raw_parts(t.strides, n) });
+    if !row_major(&shape, strides) {
         return Err(PyValueError::new_err(format!(
             "`{name}` must be contiguous (row-major)"
         )));
