@@ -12,6 +12,17 @@ fn pagedattn(args: &[&str]) -> Output {
         .expect("the pagedattn binary runs")
 }
 
+/// `pagedattn CMD --backend cpu --workloads PATH`.
+fn cpu_on_file(cmd: &str, path: &std::path::Path) -> Output {
+    pagedattn(&[
+        cmd,
+        "--backend",
+        "cpu",
+        "--workloads",
+        path.to_str().unwrap(),
+    ])
+}
+
 fn text(b: &[u8]) -> String {
     String::from_utf8_lossy(b).into_owned()
 }
@@ -191,13 +202,7 @@ fn bad_workload_file_names_file_and_line() {
     let good = r#"{"name":"ok","total_q":1,"num_pages":2,"qo_indptr":[0,1],"kv_indptr":[0,1],"kv_indices":[1],"sm_scale":0.1}"#;
     let bad = r#"{"name":"oops","total_q":1,"num_pages":2,"qo_indptr":[0,1],"kv_indptr":[0,1],"kv_indices":[2],"sm_scale":0.1}"#;
     std::fs::write(&path, format!("{good}\n{bad}\n")).unwrap();
-    let out = pagedattn(&[
-        "bench",
-        "--backend",
-        "cpu",
-        "--workloads",
-        path.to_str().unwrap(),
-    ]);
+    let out = cpu_on_file("bench", &path);
     let err = assert_clean_failure(&out);
     let expected = format!("error: {}:2: workload `oops`", path.display());
     assert!(err.contains(&expected), "{err}");
@@ -205,13 +210,7 @@ fn bad_workload_file_names_file_and_line() {
 
     // A file cut in the middle of its last line.
     std::fs::write(&path, format!("{good}\n{}", &good[..40])).unwrap();
-    let out = pagedattn(&[
-        "check",
-        "--backend",
-        "cpu",
-        "--workloads",
-        path.to_str().unwrap(),
-    ]);
+    let out = cpu_on_file("check", &path);
     let err = assert_clean_failure(&out);
     assert!(
         err.contains(&format!("{}:2: truncated", path.display())),
@@ -227,13 +226,7 @@ fn user_workload_file_runs() {
     // q_len > kv_len: the first query row sees no key.
     let w = r#"{"name":"tiny","total_q":3,"num_pages":4,"qo_indptr":[0,3],"kv_indptr":[0,2],"kv_indices":[3,1],"sm_scale":0.0883883}"#;
     std::fs::write(&path, format!("{w}\n")).unwrap();
-    let out = pagedattn(&[
-        "bench",
-        "--backend",
-        "cpu",
-        "--workloads",
-        path.to_str().unwrap(),
-    ]);
+    let out = cpu_on_file("bench", &path);
     let stdout = text(&out.stdout);
     assert!(out.status.success(), "{stdout}\n{}", text(&out.stderr));
     assert!(stdout.contains("| tiny "), "{stdout}");
@@ -405,26 +398,14 @@ fn huge_workloads_are_refused_not_aborted() {
     let path = dir.join("huge.jsonl");
     let huge = r#"{"name":"huge","total_q":1,"num_pages":2000000000,"qo_indptr":[0,1],"kv_indptr":[0,1],"kv_indices":[0],"sm_scale":0.1}"#;
     std::fs::write(&path, format!("{huge}\n")).unwrap();
-    let out = pagedattn(&[
-        "bench",
-        "--backend",
-        "cpu",
-        "--workloads",
-        path.to_str().unwrap(),
-    ]);
+    let out = cpu_on_file("bench", &path);
     let err = assert_clean_failure(&out);
     assert_eq!(out.status.code(), Some(1), "{err}");
     assert!(err.contains("k_cache bytes is too large"), "{err}");
     // Valid, but more than this machine's memory: an ERROR row, exit 1.
     let big = huge.replace("2000000000", "900000000");
     std::fs::write(&path, format!("{big}\n")).unwrap();
-    let out = pagedattn(&[
-        "bench",
-        "--backend",
-        "cpu",
-        "--workloads",
-        path.to_str().unwrap(),
-    ]);
+    let out = cpu_on_file("bench", &path);
     let stdout = text(&out.stdout);
     if pagedattn_cli::workload::host_memory_available().is_some_and(|a| a < 1 << 40) {
         assert_eq!(
