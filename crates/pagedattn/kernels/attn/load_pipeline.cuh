@@ -23,13 +23,16 @@ __host__ __device__ constexpr int sw128_offset_bytes(int row, int chunk) {
 }
 
 // Thread -> data map: a warp moves 8 rows per instruction, 4 threads per row,
-// each thread 16 bytes at 64-byte strides (4 instructions cover a 256-byte
-// row). A thread therefore owns kRows / 32 rows of a tile and needs one page
-// id per row, not one per 16-byte chunk: 4x fewer page-id loads, range checks
-// and 64-bit address computations than 16 threads per row, with the same
-// coalescing (each instruction reads 8 rows x 64 contiguous bytes) and the
-// minimum of 4 shared-memory wavefronts per instruction (the 8 rows of an
-// instruction have distinct row % 8).
+// each thread 16 bytes (4 instructions cover a 256-byte row). A thread
+// therefore owns kRows / 32 rows of a tile and needs one page id per row, not
+// one per 16-byte chunk: 4x fewer page-id loads, range checks and 64-bit
+// address computations than 16 threads per row, with the same coalescing
+// (each instruction reads 8 rows x 64 contiguous bytes). Shared memory takes
+// a 16-byte-per-thread store a quarter-warp (8 lanes: two rows) at a time, so
+// the two rows of a quarter-warp must hit different halves of the 8 16-byte
+// bank groups: even rows start with chunks 0-3 of a 64-column block, odd rows
+// with chunks 4-7. (Both rows starting with chunks 0-3 made every store two
+// wavefronts per quarter-warp: 22% of the kernel's shared-memory wavefronts.)
 template <class T>
 struct GatherLoader {
   static_assert(T::kProducerThreads == 128, "4 producer warps");
@@ -37,17 +40,20 @@ struct GatherLoader {
   static constexpr int kKvRows = T::kBlockN / kRowsPerPass;  // rows per thread per K/V block
   static constexpr int kQRows = T::kBlockM / kRowsPerPass;   // rows per thread per Q tile
   int row0;       // first row this thread moves; then every 32 rows
-  int col;        // first element of this thread's 16-byte chunks: 8 * (lane % 4)
-  // Shared-memory byte offsets of chunks k = 0 and 1 of row row0 (chunks 2, 3
-  // are + kRows * 128, the second 64-column block): the swizzle XORs the chunk
-  // index with row % 8, which is the same for every row of this thread.
+  int col;        // first element of this thread's first 16-byte chunk: 8 * c
+  int dcol;       // + 32 or - 32: its second chunk, c ^ 4
+  // Shared-memory byte offsets of chunks c and c ^ 4 of row row0 (+ kRows *
+  // 128 in the second 64-column block): the swizzle XORs the chunk index with
+  // row % 8, which is the same for every row of this thread.
   int sw0, sw1;
 
   __device__ __forceinline__ explicit GatherLoader(int producer_tid) {
-    const int lane = producer_tid % 32, l4 = lane % 4, r8 = lane / 4;
+    const int lane = producer_tid % 32, r8 = lane / 4;
+    const int c = lane % 4 + 4 * (r8 & 1);
     row0 = (producer_tid / 32) * 8 + r8;
-    col = l4 * 8;
-    sw0 = row0 * 128 + ((l4 ^ r8) * 16);
+    col = c * 8;
+    dcol = (c & 4) ? -32 : 32;
+    sw0 = row0 * 128 + ((c ^ r8) * 16);
     sw1 = sw0 ^ 64;
   }
 
@@ -55,9 +61,9 @@ struct GatherLoader {
   __device__ __forceinline__ void copy_row(uint32_t s, int pass, const __nv_bfloat16* src, bool valid) const {
     const uint32_t r = s + pass * kRowsPerPass * 128;
     cp_async_16_zfill(r + sw0, src, valid);
-    cp_async_16_zfill(r + sw1, src + 32, valid);
+    cp_async_16_zfill(r + sw1, src + dcol, valid);
     cp_async_16_zfill(r + kRows * 128 + sw0, src + 64, valid);
-    cp_async_16_zfill(r + kRows * 128 + sw1, src + 96, valid);
+    cp_async_16_zfill(r + kRows * 128 + sw1, src + 64 + dcol, valid);
   }
 
   // Q tile: packed rows m0 .. m0 + kBlockM of the sequence (token-major, the 6
@@ -70,7 +76,7 @@ struct GatherLoader {
       const bool valid = r < rows_total;
       const int token = r / kGroup, head = w.kv_head * kGroup + r % kGroup;
       const __nv_bfloat16* src =
-          valid ? p.q + ((long long)(w.q_start + token) * kNumQoHeads + head) * kHeadDim + col : p.q;
+          valid ? p.q + ((long long)(w.q_start + token) * kNumQoHeads + head) * kHeadDim + col : p.q + col;
       copy_row<T::kBlockM>(sq, i, src, valid);
     }
     cutlass::arch::cpasync_barrier_arrive_noinc(full);
@@ -109,7 +115,7 @@ struct GatherLoader {
     CUTLASS_PRAGMA_UNROLL
     for (int i = 0; i < kKvRows; ++i) {
       const bool valid = pid[i] >= 0;
-      const __nv_bfloat16* src = valid ? head_base + (long long)pid[i] * (kNumKvHeads * kHeadDim) : cache;
+      const __nv_bfloat16* src = valid ? head_base + (long long)pid[i] * (kNumKvHeads * kHeadDim) : cache + col;
       copy_row<T::kBlockN>(skv, i, src, valid);
     }
     cutlass::arch::cpasync_barrier_arrive_noinc(full);
