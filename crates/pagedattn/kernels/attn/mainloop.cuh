@@ -39,7 +39,6 @@ template <class T, class TO>
 __device__ __forceinline__ void mainloop(const Params& p, typename T::SharedStorage& ss, const WorkUnit& w,
                                          int slot, int block_iter, TO& tOrO, float (&lse)[2]) {
   using namespace cute;
-  const int lane = threadIdx.x % 32;
   const int ct = threadIdx.x - T::kProducerThreads;  // 0 .. kConsumerThreads
   const int cw = ct / 128;
   const TileExtent<T> e(w);
@@ -104,9 +103,12 @@ __device__ __forceinline__ void mainloop(const Params& p, typename T::SharedStor
   auto pass_turn = [&]() {
     if constexpr (T::kConsumerWGs == 2) cutlass::arch::NamedBarrier::arrive(T::kConsumerThreads, other_turn);
   };
+  // One arrival per warp. elect.sync rather than lane == 0: the compiler
+  // re-reads the thread index for the latter (S2R, tens of cycles) right
+  // before the ping-pong hand-over.
   auto release = [&](uint64_t* bar) {
     __syncwarp();
-    if (lane == 0) mbar_arrive(bar);
+    if (cute::elect_one_sync()) mbar_arrive(bar);
   };
   if (cw == 1 && n_steps > 0) pass_turn();  // warpgroup 0 goes first
 
