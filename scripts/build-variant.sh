@@ -28,4 +28,4 @@ fi
 mkdir -p dist/var
 "$nvcc" -gencode=arch=compute_90a,code=sm_90a -cubin -std=c++17 --expt-relaxed-constexpr -O3 -lineinfo \
   -Xptxas=-v -DNDEBUG -I"$cutlass" -I"$src" "$@" -o "dist/var/$name.cubin" "$src/attention.cu" 2>&1 |
-  grep -E "entry function|registers|spill" | sed "s/^/[$name] /"
+  grep -E "entry function|registers|spill|Performance Loss|injected" | sed "s/^/[$name] /"

@@ -201,6 +201,18 @@ fn main() {
                 String::from_utf8_lossy(&out.stdout)
             );
         }
+        // What ptxas says would cost time silently: wgmma issued one at a time
+        // (an accumulator touched while a GEMM is in flight, or a GEMM behind
+        // a branch it cannot prove warp-uniform) and register spills.
+        for line in stderr.lines() {
+            let spills = line.contains("bytes spill stores")
+                && !line
+                    .trim_start()
+                    .starts_with("0 bytes stack frame, 0 bytes spill");
+            if line.contains("Potential Performance Loss") || spills {
+                println!("cargo:warning=pagedattn: kernels/{k}.cu: {}", line.trim());
+            }
+        }
         let secs = t0.elapsed().as_secs_f64();
         report.push_str(&format!(
             "[{k}] nvcc {secs:.1}s ({})\n{stderr}\n",
