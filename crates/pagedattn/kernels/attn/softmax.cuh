@@ -42,6 +42,8 @@ __device__ __forceinline__ float quad_sum(float x) {
 }
 
 struct OnlineSoftmax {
+  static constexpr float kMaxGrowth = 8.f;  // log2 of the largest probability kept unrescaled
+
   float row_max[2];  // running max of the scaled (log2-domain) logits
   float row_sum[2];  // this thread's partial sum of exp2(s - row_max)
 
@@ -110,13 +112,24 @@ struct OnlineSoftmax {
       // The block's max of the scaled scores; -inf when no key of it is
       // visible to the row (m is then the sentinel).
       const float block_max = m == sentinel ? -INFINITY : m * scale;
+      // The reference max moves only when the block raises it by more than
+      // kMaxGrowth: below that the probabilities stay <= 2^kMaxGrowth (exact
+      // in fp32, and bf16's relative precision does not depend on the
+      // magnitude), and O keeps its scale, so the rescale is skipped. The
+      // result is the same formula with another reference (lse = max +
+      // log2 l uses the same max). The first block always sets it (the
+      // difference is +inf or NaN).
       const float new_max = fmaxf(row_max[h], block_max);
-      // A row that has seen no key yet keeps max -inf: subtract 0 instead so
-      // exp2 gives 0, not NaN.
-      const float base = new_max == -INFINITY ? 0.f : new_max;
-      corr[h] = fast_exp2(row_max[h] - base);
-      row_max[h] = new_max;
-      neg_base[h] = -base;
+      if (!(new_max - row_max[h] <= kMaxGrowth)) {
+        // A row that has seen no key yet keeps max -inf: subtract 0 instead
+        // so exp2 gives 0, not NaN.
+        const float base = new_max == -INFINITY ? 0.f : new_max;
+        corr[h] = fast_exp2(row_max[h] - base);
+        row_max[h] = new_max;
+      } else {
+        corr[h] = 1.f;
+      }
+      neg_base[h] = row_max[h] == -INFINITY ? 0.f : -row_max[h];
     }
     float sum[2][4] = {{0.f, 0.f, 0.f, 0.f}, {0.f, 0.f, 0.f, 0.f}};
     CUTLASS_PRAGMA_UNROLL
