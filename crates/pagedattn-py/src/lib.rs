@@ -437,6 +437,16 @@ fn check_view(dl: &DLTensor, i: usize, device: i32) -> Option<DevTensor> {
         return None;
     }
     let n = usize::try_from(dl.ndim).ok().filter(|&n| n <= 6)?;
+    let shape = row_major_shape(dl, n)?;
+    Some(DevTensor {
+        ptr: dl.data as u64 + dl.byte_offset,
+        shape,
+    })
+}
+
+/// The first `n` (<= 6, at most `ndim`) dimensions of `dl`, if its strides
+/// (when given) are those of a row-major tensor of that shape.
+fn row_major_shape(dl: &DLTensor, n: usize) -> Option<Shape> {
     let mut shape = Shape {
         n,
         ..Shape::default()
@@ -448,13 +458,7 @@ fn check_view(dl: &DLTensor, i: usize, device: i32) -> Option<DevTensor> {
     // SAFETY: `strides` has `ndim` entries when non-null (DLPack).
     let strides =
         (!dl.strides.is_null()).then(|| unsafe { std::slice::from_raw_parts(dl.strides, n) });
-    if !row_major(&shape, strides) {
-        return None;
-    }
-    Some(DevTensor {
-        ptr: dl.data as u64 + dl.byte_offset,
-        shape,
-    })
+    row_major(&shape, strides).then_some(shape)
 }
 
 /// The non-owning DLTensor view of `t`; its arrays belong to the tensor and
@@ -677,22 +681,11 @@ fn read_dlpack<'py>(
             "`{name}` has {n} dimensions"
         )));
     }
-    let mut shape = Shape {
-        n,
-        ..Shape::default()
-    };
-    for k in 0..n {
-        // SAFETY: `shape` has `ndim` entries (DLPack).
-        shape.d[k] = unsafe { *t.shape.add(k) };
-    }
-    // SAFETY: `strides` has `ndim` entries when non-null (DLPack).
-    let strides =
-        (!t.strides.is_null()).then(|| unsafe { std::slice::from_raw_parts(t.strides, n) });
-    if !row_major(&shape, strides) {
+    let Some(shape) = row_major_shape(t, n) else {
         return Err(PyValueError::new_err(format!(
             "`{name}` must be contiguous (row-major)"
         )));
-    }
+    };
     let ptr = t.data as u64 + t.byte_offset;
     Ok((DevTensor { ptr, shape }, cap))
 }
