@@ -16,7 +16,7 @@ use std::time::Instant;
 use pagedattn::cudarc::driver::CudaStream;
 use pagedattn::half::bf16;
 use pagedattn::problem::{validate, HostProblem, Output};
-use pagedattn::{backend::cpu, CudaBackend, DeviceBuffers, Options as KernelOptions};
+use pagedattn::{backend::cpu, CudaBackend, DeviceBuffers, DevicePlan, Options as KernelOptions};
 
 use crate::bench::Options;
 use crate::error::Result;
@@ -214,16 +214,30 @@ pub enum Timing {
     Eager,
 }
 
+/// Where a timed CUDA call's work-unit plan is made.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum PlanSource {
+    /// On the host, once per workload before timing (`PagedPrefill::plan`),
+    /// then `launch_planned`: FlashInfer's `plan()` / `run()` split, the
+    /// same as its harness times.
+    #[default]
+    Host,
+    /// In the kernel, from the indptrs in device memory (`PagedPrefill::launch`):
+    /// what a graph captured once and replayed with new sequence lengths runs.
+    Device,
+}
+
 /// The CUDA backend on device 0, as the benchmark drives it.
 pub struct CudaBench {
     gpu: CudaBackend,
     l2_bytes: usize,
     timing: Timing,
+    plan: PlanSource,
 }
 
 impl CudaBench {
-    /// Opens device 0 with these kernel options and timing protocol.
-    pub fn new(opts: KernelOptions, timing: Timing) -> Result<Self> {
+    /// Opens device 0 with these kernel options, timing protocol and plan source.
+    pub fn new(opts: KernelOptions, timing: Timing, plan: PlanSource) -> Result<Self> {
         let gpu = CudaBackend::with_options(opts)?;
         let l2_bytes = gpu
             .stream()
@@ -236,6 +250,7 @@ impl CudaBench {
             gpu,
             l2_bytes: l2_bytes.max(1 << 20),
             timing,
+            plan,
         })
     }
 
@@ -249,38 +264,57 @@ impl CudaBench {
     }
 }
 
-/// A workload bound to the GPU: its buffers.
+/// A workload bound to the GPU: its buffers and, with [`PlanSource::Host`], its plan.
 struct CudaPrepared<'a> {
     b: &'a CudaBench,
     bufs: DeviceBuffers,
+    plan: Option<DevicePlan>,
+}
+
+impl CudaPrepared<'_> {
+    /// One unchecked call, as timed.
+    fn launch(&mut self) -> pagedattn::Result<()> {
+        let (k, s) = (self.b.gpu.kernel(), self.b.stream());
+        match &self.plan {
+            Some(plan) => self
+                .bufs
+                .with_views(|v, out, lse, ws| k.launch_planned(plan, s, v, out, lse, ws)),
+            None => self
+                .bufs
+                .with_views(|v, out, lse, ws| k.launch(s, v, out, lse, ws)),
+        }
+    }
+
+    /// One call, then the device error flag read back and cleared.
+    fn launch_checked(&mut self) -> pagedattn::Result<()> {
+        self.launch()?;
+        let (k, s) = (self.b.gpu.kernel(), self.b.stream());
+        k.take_device_errors(s, &mut self.bufs.workspace)
+    }
 }
 
 impl Prepared for CudaPrepared<'_> {
     fn run(&mut self) -> Result<Output> {
-        let (k, s) = (self.b.gpu.kernel(), self.b.stream());
+        let s = self.b.stream();
         self.bufs.poison(s)?;
-        self.bufs
-            .with_views(|v, out, lse, ws| k.launch_checked(s, v, out, lse, ws))?;
+        self.launch_checked()?;
         Ok(self.bufs.download(s)?)
     }
 
     fn time(&mut self, warmup: usize, reps: usize) -> Result<Vec<f64>> {
-        let (k, s, l2) = (self.b.gpu.kernel(), self.b.stream(), self.b.l2_bytes);
-        let bufs = &mut self.bufs;
+        let (s, l2) = (self.b.stream().clone(), self.b.l2_bytes);
         match self.b.timing {
-            Timing::Checked => timing::time_host(s, l2, warmup, reps, || {
-                Ok(bufs.with_views(|v, out, lse, ws| k.launch_checked(s, v, out, lse, ws))?)
-            }),
-            Timing::Eager => timing::time_host(s, l2, warmup, reps, || {
-                bufs.with_views(|v, out, lse, ws| k.launch(s, v, out, lse, ws))?;
+            Timing::Checked => {
+                timing::time_host(&s, l2, warmup, reps, || Ok(self.launch_checked()?))
+            }
+            Timing::Eager => timing::time_host(&s, l2, warmup, reps, || {
+                self.launch()?;
                 s.synchronize()?;
                 Ok(())
             }),
             Timing::Graph => {
-                let graph = bufs.with_views(|v, out, lse, ws| {
-                    timing::capture(s, || Ok(k.launch(s, v, out, lse, ws)?))
-                })?;
-                timing::time_graph(s, graph.as_ref(), l2, warmup, reps)
+                let graph = timing::capture(&s, || Ok(self.launch()?))?;
+                timing::time_graph(&s, graph.as_ref(), l2, warmup, reps)
             }
         }
     }
@@ -293,8 +327,12 @@ impl Backend for CudaBench {
 
     fn device(&self) -> String {
         let d = self.gpu.device();
+        let d = match self.plan {
+            PlanSource::Host => d.to_string(),
+            PlanSource::Device => format!("{d} [plan: on the device]"),
+        };
         match self.timing {
-            Timing::Graph => d.to_string(),
+            Timing::Graph => d,
             Timing::Checked => format!("{d} [timing: checked launches, host clock]"),
             Timing::Eager => format!("{d} [timing: unchecked launches, host clock]"),
         }
@@ -303,7 +341,21 @@ impl Backend for CudaBench {
     fn prepare<'a>(&'a self, p: &HostProblem<'_>) -> Result<Box<dyn Prepared + 'a>> {
         validate(p)?;
         let bufs = DeviceBuffers::upload(self.gpu.kernel(), self.stream(), p)?;
-        Ok(Box::new(CudaPrepared { b: self, bufs }))
+        let plan = match self.plan {
+            PlanSource::Host => Some(self.gpu.kernel().plan(
+                self.stream(),
+                &p.dims,
+                p.qo_indptr,
+                p.kv_indptr,
+                Some(p.kv_indices),
+            )?),
+            PlanSource::Device => None,
+        };
+        Ok(Box::new(CudaPrepared {
+            b: self,
+            bufs,
+            plan,
+        }))
     }
 
     fn peaks(&self) -> Result<Peaks> {

@@ -7,7 +7,7 @@
 use pagedattn::check::compare;
 use pagedattn::half::bf16;
 use pagedattn::problem::default_sm_scale;
-use pagedattn::{cpu_attention, CudaBackend, DeviceBuffers, Dims, Error, HostPlan, HostProblem};
+use pagedattn::{cpu_attention, CudaBackend, DeviceBuffers, Dims, Error, HostProblem};
 
 /// Deterministic values in [-1, 1) (no random-number crate needed).
 fn values(n: usize, seed: u32) -> Vec<bf16> {
@@ -74,7 +74,7 @@ fn main() -> Result<(), Error> {
 
     // With the indptrs on the host: validated there, tile chosen from the
     // real lengths, then the checked launch (waits, reports device errors).
-    let plan = HostPlan::new(&dims, &qo_indptr, &kv_indptr, Some(&kv_indices))?;
+    let plan = attn.plan(stream, &dims, &qo_indptr, &kv_indptr, Some(&kv_indices))?;
     bufs.with_views(|p, out, lse, ws| attn.launch_planned(&plan, stream, p, out, lse, ws))?;
     bufs.with_views(|p, out, lse, ws| attn.launch_checked(stream, p, out, lse, ws))?;
 
@@ -83,7 +83,7 @@ fn main() -> Result<(), Error> {
         "{} tokens in {} sequences ({:?} tiles): max |gpu - cpu| out {:.2e}, lse {:.2e}: {}",
         dims.total_q,
         dims.batch,
-        plan.config,
+        plan.config(),
         report.max_abs_out,
         report.max_abs_lse,
         if report.ok() { "ok" } else { "MISMATCH" }

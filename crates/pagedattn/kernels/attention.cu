@@ -5,7 +5,8 @@
 // (attn/scheduler.cuh: tiles of kBlockM packed (token, head) rows of one
 // sequence and kv head, long tiles split into key-range chunks) handed out
 // by a ticket counter, heaviest first. Per CTA:
-//   all threads      build the plan from the indptrs (shared memory);
+//   all threads      build the plan from the indptrs (shared memory), unless
+//                    the host made it (copied by producer warp 0);
 //   warpgroup 0      producer: takes tickets and decodes units (warp 0),
 //                    gathers Q and K/V rows by page id (cp.async) into two
 //                    Q slots and a kStages-deep K/V ring (mbarriers), up to a
@@ -204,17 +205,20 @@ __device__ __forceinline__ void attention(const Params& p) {
   extern __shared__ __align__(1024) unsigned char smem_buf[];
   auto& ss = *reinterpret_cast<typename T::SharedStorage*>(smem_buf);
   init_barriers<T>(ss);
-  // The plan: a small batch's by the warp that decodes the units alone,
-  // a larger one's by the whole CTA (its per-sequence scratch in the K
-  // ring, not yet in use).
-  // A call the host marked direct (a unit per CTA at most, nothing to
+  // The plan: copied from one the host made (p.plan), or built here, a
+  // small batch's by the warp that decodes the units alone, a larger one's
+  // by the whole CTA (its per-sequence scratch in the K ring, not yet in
+  // use). A call the host marked direct (a unit per CTA at most, nothing to
   // split) needs no plan: tiles in the fixed order.
-  const bool warp_plan = !p.direct && p.batch >= 1 && p.batch <= kWarpPlanMaxBatch;
-  if (!warp_plan && !p.direct) build_plan<T::kThreads, T::kBlockM, T::kBlockN>(p, ss.plan, reinterpret_cast<int*>(ss.k));
+  const bool host_plan = p.plan != nullptr && !p.direct && p.batch >= 1 && p.batch <= T::Plan::kMax;
+  const bool warp_plan = !host_plan && !p.direct && p.batch >= 1 && p.batch <= kWarpPlanMaxBatch;
+  if (!host_plan && !warp_plan && !p.direct)
+    build_plan<T::kThreads, T::kBlockM, T::kBlockN>(p, ss.plan, reinterpret_cast<int*>(ss.k));
   const int warp = threadIdx.x / 32;
   if (warp / 4 == kProducerWarpgroup) {
     cutlass::arch::warpgroup_reg_dealloc<T::kProducerRegs>();
     if (warp == kProducerWarp0) {
+      if (host_plan) load_plan_warp(p, ss.plan);
       if (warp_plan) build_plan_warp<T::kBlockM, T::kBlockN>(p, ss.plan);
       if (p.direct) set_fixed_order(p, ss.plan);
     }

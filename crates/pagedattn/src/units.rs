@@ -209,11 +209,23 @@ fn seq_lens(qo: &[i32], kv: &[i32], b: usize, total_q: usize, num_kv_indices: us
     }
 }
 
-impl UnitPlan {
-    /// The plan the kernel builds for this call on a grid of `grid` CTAs
-    /// whose workspace holds `partial_slots` merge slots.
+/// What the plan decides before it lists the units: the sequences' shapes,
+/// the split size and the rank order (shared by [`UnitPlan::new`] and
+/// [`plan_image`], so the two cannot disagree).
+struct Schedule {
+    shapes: Vec<SeqShape>,
+    /// Split size in key blocks (`i64::MAX`: nothing is split).
+    chunk: i64,
+    split_units: usize,
+    /// Sequence index of each rank.
+    order: Vec<usize>,
+}
+
+impl Schedule {
+    /// `None` for batches the device plan does not handle (empty, or above
+    /// [`plan_max_batch`]).
     #[allow(clippy::too_many_arguments)]
-    pub fn new(
+    fn new(
         config: TileConfig,
         qo_indptr: &[i32],
         kv_indptr: &[i32],
@@ -222,13 +234,13 @@ impl UnitPlan {
         grid: usize,
         split: SplitPolicy,
         partial_slots: usize,
-    ) -> UnitPlan {
+    ) -> Option<Schedule> {
         let batch = qo_indptr.len().saturating_sub(1);
-        let (bm, bn) = (config.block_m() as i64, config.block_n() as i64);
-        let heads = NUM_KV_HEADS;
         if batch > plan_max_batch(config) {
-            return Self::fallback(config, qo_indptr, kv_indptr, total_q, num_kv_indices);
+            return None;
         }
+        let (bm, bn) = (config.block_m() as i64, config.block_n() as i64);
+        let heads = NUM_KV_HEADS as i64;
         let shapes: Vec<SeqShape> = (0..batch)
             .map(|b| {
                 let (q_len, kv_len) = seq_lens(qo_indptr, kv_indptr, b, total_q, num_kv_indices);
@@ -240,7 +252,7 @@ impl UnitPlan {
                 }
             })
             .collect();
-        let work: i64 = heads as i64 * shapes.iter().map(|s| s.total_blocks()).sum::<i64>();
+        let work: i64 = heads * shapes.iter().map(|s| s.total_blocks()).sum::<i64>();
         let nb_max = shapes.iter().map(|s| s.max_blocks()).max().unwrap_or(0);
         let g = grid.max(1) as i64;
         // Tiles up to 1.5x the mean work per CTA stay whole; at most
@@ -257,7 +269,7 @@ impl UnitPlan {
             let n1: i64 = if chunk == i64::MAX {
                 0
             } else {
-                heads as i64 * shapes.iter().map(|s| s.split_chunks(chunk)).sum::<i64>()
+                heads * shapes.iter().map(|s| s.split_chunks(chunk)).sum::<i64>()
             };
             if n1 <= partial_slots as i64 {
                 break n1 as usize;
@@ -273,6 +285,149 @@ impl UnitPlan {
         if batch <= SORT_MAX_BATCH {
             order.sort_by_key(|&b| (std::cmp::Reverse(shapes[b].max_blocks()), b));
         }
+        Some(Schedule {
+            shapes,
+            chunk,
+            split_units,
+            order,
+        })
+    }
+
+    /// Split chunks and unsplit tiles of sequence `b` (per kv head).
+    fn parts(&self, b: usize) -> (i64, i64) {
+        let s = &self.shapes[b];
+        if self.chunk == i64::MAX {
+            (0, s.tiles())
+        } else {
+            (s.split_chunks(self.chunk), s.unsplit(self.chunk))
+        }
+    }
+}
+
+/// Ints of a plan image's header (split size, split units, units, planned).
+pub const PLAN_IMAGE_HEADER: usize = 4;
+
+/// Length of a plan image's two prefix arrays (`plan_max_batch + 1`, in
+/// whole 16-byte rows: `PlanStorage::kScanLen` of the kernel).
+pub fn plan_scan_len(config: TileConfig) -> usize {
+    (plan_max_batch(config) + 1).div_ceil(4) * 4
+}
+
+/// The plan the kernel would build for this call, made on the host in the
+/// layout of its shared-memory tables (`PlanStorage` up to its reduction
+/// scratch, `kernels/attn/scheduler.cuh`): the header, then by rank the
+/// exclusive prefixes of split chunks and of unsplit tiles, the unsplit
+/// tiles and each sequence's `(q_start, q_len, kv_start, kv_len)`. The
+/// kernel copies the parts a batch uses instead of building them from the
+/// indptrs. `None` where the kernel has no plan (empty batch, or above
+/// [`plan_max_batch`]).
+#[allow(clippy::too_many_arguments)]
+pub fn plan_image(
+    config: TileConfig,
+    qo_indptr: &[i32],
+    kv_indptr: &[i32],
+    total_q: usize,
+    num_kv_indices: usize,
+    grid: usize,
+    split: SplitPolicy,
+    partial_slots: usize,
+) -> Option<Vec<i32>> {
+    let batch = qo_indptr.len().saturating_sub(1);
+    if batch == 0 {
+        return None;
+    }
+    let sch = Schedule::new(
+        config,
+        qo_indptr,
+        kv_indptr,
+        total_q,
+        num_kv_indices,
+        grid,
+        split,
+        partial_slots,
+    )?;
+    let (scan, max) = (plan_scan_len(config), plan_max_batch(config));
+    let (pre_split, pre_tiles) = (PLAN_IMAGE_HEADER, PLAN_IMAGE_HEADER + scan);
+    let unsplit = pre_tiles + scan;
+    let range = unsplit + max.div_ceil(4) * 4;
+    let mut img = vec![0i32; range + 4 * max];
+    let (mut pa, mut pu) = (0i64, 0i64);
+    for (r, &b) in sch.order.iter().enumerate() {
+        let (a, u) = sch.parts(b);
+        img[pre_split + r] = pa as i32;
+        img[pre_tiles + r] = pu as i32;
+        img[unsplit + r] = u as i32;
+        img[range + 4 * r..range + 4 * r + 4].copy_from_slice(&seq_range(
+            qo_indptr,
+            kv_indptr,
+            b,
+            total_q,
+            num_kv_indices,
+        ));
+        pa += a;
+        pu += u;
+    }
+    img[pre_split + batch] = pa as i32;
+    img[pre_tiles + batch] = pu as i32;
+    let heads = NUM_KV_HEADS as i64;
+    img[..PLAN_IMAGE_HEADER].copy_from_slice(&[
+        sch.chunk.min(i32::MAX as i64) as i32,
+        sch.split_units as i32,
+        (sch.split_units as i64 + heads * pu) as i32,
+        1,
+    ]);
+    Some(img)
+}
+
+/// `(q_start, q_len, kv_start, kv_len)` of sequence `b` as the kernel
+/// trusts it (`load_seq`): all zero for a bad range.
+fn seq_range(qo: &[i32], kv: &[i32], b: usize, total_q: usize, num_kv_indices: usize) -> [i32; 4] {
+    let (q0, q1, k0, k1) = (
+        qo[b] as i64,
+        qo[b + 1] as i64,
+        kv[b] as i64,
+        kv[b + 1] as i64,
+    );
+    if q0 < 0 || q1 < q0 || q1 > total_q as i64 || k0 < 0 || k1 < k0 || k1 > num_kv_indices as i64 {
+        [0; 4]
+    } else {
+        [q0 as i32, (q1 - q0) as i32, k0 as i32, (k1 - k0) as i32]
+    }
+}
+
+impl UnitPlan {
+    /// The plan the kernel builds for this call on a grid of `grid` CTAs
+    /// whose workspace holds `partial_slots` merge slots.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        config: TileConfig,
+        qo_indptr: &[i32],
+        kv_indptr: &[i32],
+        total_q: usize,
+        num_kv_indices: usize,
+        grid: usize,
+        split: SplitPolicy,
+        partial_slots: usize,
+    ) -> UnitPlan {
+        let heads = NUM_KV_HEADS;
+        let Some(sch) = Schedule::new(
+            config,
+            qo_indptr,
+            kv_indptr,
+            total_q,
+            num_kv_indices,
+            grid,
+            split,
+            partial_slots,
+        ) else {
+            return Self::fallback(config, qo_indptr, kv_indptr, total_q, num_kv_indices);
+        };
+        let Schedule {
+            shapes,
+            chunk,
+            split_units,
+            order,
+        } = sch;
         let mut units = Vec::new();
         // Phase 1: chunks of split tiles.
         for &b in &order {
@@ -503,6 +658,64 @@ mod tests {
         assert!(seen.is_empty(), "units outside any tile: {seen:?}");
     }
 
+    /// The kernel's `decode_unit` on a host-made plan image, unit by unit,
+    /// gives the units of [`UnitPlan::new`] in the same order.
+    fn check_image(plan: &UnitPlan, img: &[i32], qo: &[i32], kv: &[i32], total_q: usize) {
+        let config = plan.config;
+        let batch = qo.len() - 1;
+        let nki = *kv.last().unwrap() as usize;
+        let scan = plan_scan_len(config);
+        let (pre_split, pre_tiles) = (PLAN_IMAGE_HEADER, PLAN_IMAGE_HEADER + scan);
+        let unsplit = pre_tiles + scan;
+        let range = unsplit + plan_max_batch(config).div_ceil(4) * 4;
+        let (chunk, n_split, n_units) = (img[0] as i64, img[1] as usize, img[2] as usize);
+        assert_eq!(img[3], 1);
+        assert_eq!(n_units, plan.units.len());
+        assert_eq!(n_split, plan.split_units);
+        // Largest r < batch with a[r] <= v (a nondecreasing, a[0] = 0).
+        let last_le = |a: usize, v: i32| (0..batch).rev().find(|&r| img[a + r] <= v).unwrap();
+        for (u, want) in plan.units.iter().enumerate() {
+            let split = u < n_split;
+            let v = ((if split { u } else { u - n_split }) / NUM_KV_HEADS) as i32;
+            let rank = last_le(if split { pre_split } else { pre_tiles }, v);
+            let r = &img[range + 4 * rank..range + 4 * rank + 4];
+            assert_eq!(r, &seq_range(qo, kv, want.seq, total_q, nki), "unit {u}");
+            let s = SeqShape {
+                q_len: r[1] as i64,
+                kv_len: r[3] as i64,
+                bm: config.block_m() as i64,
+                bn: config.block_n() as i64,
+            };
+            let (m, lo, hi, j, k) = if split {
+                let mut j = (v - img[pre_split + rank]) as i64;
+                let mut m = s.tiles() - 1;
+                let mut n = s.blocks(m);
+                let mut k = ceil_div(n, chunk);
+                while j >= k {
+                    j -= k;
+                    m -= 1;
+                    n = s.blocks(m);
+                    k = ceil_div(n, chunk);
+                }
+                (m, j * n / k, (j + 1) * n / k, j, k)
+            } else {
+                let m = (img[unsplit + rank] - 1 - (v - img[pre_tiles + rank])) as i64;
+                (m, 0, s.blocks(m), 0, 1)
+            };
+            let got = Unit {
+                seq: want.seq,
+                kv_head: u % NUM_KV_HEADS,
+                m_block: m as usize,
+                blk_lo: lo as usize,
+                blk_hi: hi as usize,
+                chunk: j as usize,
+                n_chunks: k as usize,
+                slot: split.then_some(u),
+            };
+            assert_eq!(&got, want, "unit {u}");
+        }
+    }
+
     fn lens_to_indptr(lens: &[usize]) -> Vec<i32> {
         let mut v = vec![0i32];
         for l in lens {
@@ -513,6 +726,7 @@ mod tests {
 
     #[test]
     fn plans_cover_every_tile_once() {
+        let mut images = 0;
         let mut rng = 0x1234_5678_u64;
         let mut next = |m: u64| {
             rng ^= rng << 13;
@@ -558,10 +772,17 @@ mod tests {
                             UnitPlan::new(config, &qo, &kv, total_q, nki, grid, split, slots);
                         assert!(plan.split_units <= slots);
                         check_cover(&plan, &qo, &kv, total_q, slots);
+                        let img = plan_image(config, &qo, &kv, total_q, nki, grid, split, slots);
+                        assert_eq!(img.is_some(), plan.planned);
+                        if let Some(img) = img {
+                            check_image(&plan, &img, &qo, &kv, total_q);
+                            images += 1;
+                        }
                     }
                 }
             }
         }
+        assert!(images > 1000, "{images} plan images checked");
     }
 
     #[test]

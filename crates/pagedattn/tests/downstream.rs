@@ -22,7 +22,7 @@ fn gpu_api(
     out: &mut pagedattn::cudarc::driver::CudaViewMut<'_, bf16>,
     lse: &mut pagedattn::cudarc::driver::CudaViewMut<'_, f32>,
     ws: &mut pagedattn::Workspace,
-    plan: &pagedattn::HostPlan,
+    plan: &pagedattn::DevicePlan,
 ) -> Result<()> {
     attn.launch_planned(plan, stream, call, out, lse, ws)
 }

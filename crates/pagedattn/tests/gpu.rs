@@ -16,7 +16,7 @@ use common::run_seed;
 use pagedattn::backend::cpu;
 use pagedattn::check::compare;
 use pagedattn::problem::{HostProblem, Output};
-use pagedattn::schedule::{HostPlan, SplitPolicy, TileConfig};
+use pagedattn::schedule::{SplitPolicy, TileConfig};
 use pagedattn::Error;
 use pagedattn::{CudaBackend, DeviceBuffers, Options};
 use pagedattn_cli::generate::{edge_cases, random_batch, BatchSpec};
@@ -410,37 +410,146 @@ fn both_tile_configs_match_reference() {
     }
 }
 
-/// The host-plan path: validated on the host, launched with the plan's tile
-/// configuration, same results as the reference; a plan for other
-/// dimensions is refused.
+/// Plans on the host, then runs the planned launch (poisoned outputs,
+/// device errors read back).
+fn run_planned(b: &CudaBackend, p: &HostProblem<'_>) -> Result<(Output, bool), Error> {
+    let stream = b.stream();
+    let plan = b.kernel().plan(
+        stream,
+        &p.dims,
+        p.qo_indptr,
+        p.kv_indptr,
+        Some(p.kv_indices),
+    )?;
+    let mut bufs = DeviceBuffers::upload(b.kernel(), stream, p)?;
+    bufs.poison(stream)?;
+    bufs.with_views(|v, out, lse, ws| b.kernel().launch_planned(&plan, stream, v, out, lse, ws))?;
+    b.kernel().take_device_errors(stream, &mut bufs.workspace)?;
+    Ok((bufs.download(stream)?, plan.has_image()))
+}
+
+/// The host-plan path (`plan` + `launch_planned`): the kernel copies the
+/// unit plan made on the host instead of building it, so every call gives
+/// the same bits as the device-planned launch, with the automatic split and
+/// forced splits in both configurations, on seed workloads, edge cases and
+/// random batches (cached prefixes, empty sequences, up to 300 sequences);
+/// graph replays of a planned launch are equal too, and a plan for other
+/// dimensions or from another `PagedPrefill` is refused.
 #[test]
 #[ignore = "needs a Hopper GPU (run with --ignored on the GPU machine)"]
-fn host_plan_launch_matches_reference() {
-    let b = gpu!("host_plan_launch_matches_reference");
+fn host_plan_launch_matches_device_plan() {
+    let _ = gpu!("host_plan_launch_matches_device_plan");
     let seed = run_seed();
     let seeds = embedded_seed().unwrap();
-    let stream = b.stream();
-    for w in [&seeds[2], &seeds[11], &seeds[18]] {
-        let inputs = w.inputs(seed);
-        let p = inputs.problem();
-        let plan = HostPlan::new(&p.dims, p.qo_indptr, p.kv_indptr, Some(p.kv_indices)).unwrap();
-        let mut bufs = DeviceBuffers::upload(b.kernel(), stream, &p).unwrap();
-        bufs.poison(stream).unwrap();
-        bufs.with_views(|v, out, lse, ws| {
-            b.kernel().launch_planned(&plan, stream, v, out, lse, ws)
-        })
-        .unwrap();
-        let got = bufs.download(stream).unwrap();
-        let r = b.reference(&p).unwrap();
-        assert_close(&format!("planned {} ({:?})", w.name, plan.config), &got, &r);
-        let mut other = plan;
-        other.dims.total_q += 1;
-        let e = bufs.with_views(|v, out, lse, ws| {
-            b.kernel().launch_planned(&other, stream, v, out, lse, ws)
-        });
-        assert!(matches!(e, Err(Error::PlanMismatch(_))), "{e:?}");
+    let mut cases: Vec<Workload> = [2usize, 5, 9, 11, 12, 16, 18]
+        .iter()
+        .map(|&i| seeds[i].clone())
+        .collect();
+    cases.extend(edge_cases());
+    for i in 0..24u64 {
+        let spec = BatchSpec {
+            max_batch: [4, 40, 300][i as usize % 3],
+            max_q_len: if i % 3 == 2 { 60 } else { 400 },
+            max_extra_kv: if i % 2 == 0 { 3000 } else { 50 },
+            max_spare_pages: 32,
+            ..Default::default()
+        };
+        cases.push(random_batch(seed ^ (0x900 + i), &spec));
     }
-    println!("host plan: 3 seed workloads ok, mismatched plan refused");
+    let (mut calls, mut with_image) = (0, 0);
+    for (tile, split) in [
+        (None, SplitPolicy::Auto),
+        (Some(TileConfig::M64), SplitPolicy::Blocks(2)),
+        (Some(TileConfig::M128), SplitPolicy::Blocks(3)),
+    ] {
+        let mut b = CudaBackend::new().expect("backend");
+        b.set_options(Options {
+            tile,
+            split,
+            ..Default::default()
+        })
+        .expect("options");
+        for (i, w) in cases.iter().enumerate() {
+            let inputs = w.inputs(seed);
+            let p = inputs.problem();
+            let name = format!("{tile:?} {split:?} {}", w.name);
+            let device = run_fast(&b, &p).unwrap_or_else(|e| panic!("{name}: {e}"));
+            let (host, image) = run_planned(&b, &p).unwrap_or_else(|e| panic!("{name}: {e}"));
+            assert!(bitwise_eq(&host, &device), "{name}: planned launch differs");
+            if i % 4 == 0 {
+                let r = b.reference(&p).expect("reference");
+                assert_close(&name, &host, &r);
+            }
+            calls += 1;
+            with_image += usize::from(image);
+        }
+    }
+    // Graph replays of a planned launch, and refused plans.
+    let b = gpu!("host_plan_launch_matches_device_plan");
+    let stream: &Arc<_> = b.stream();
+    let inputs = seeds[18].inputs(seed);
+    let p = inputs.problem();
+    let (first, _) = run_planned(b, &p).unwrap();
+    let plan = b
+        .kernel()
+        .plan(
+            stream,
+            &p.dims,
+            p.qo_indptr,
+            p.kv_indptr,
+            Some(p.kv_indices),
+        )
+        .unwrap();
+    assert!(plan.has_image());
+    let mut bufs = DeviceBuffers::upload(b.kernel(), stream, &p).unwrap();
+    stream
+        .begin_capture(
+            cudarc::driver::sys::CUstreamCaptureMode::CU_STREAM_CAPTURE_MODE_THREAD_LOCAL,
+        )
+        .unwrap();
+    bufs.with_views(|v, out, lse, ws| b.kernel().launch_planned(&plan, stream, v, out, lse, ws))
+        .unwrap();
+    let graph = stream
+        .end_capture(cudarc::driver::sys::CUgraphInstantiate_flags(0))
+        .unwrap()
+        .unwrap();
+    for i in 0..5 {
+        bufs.poison(stream).unwrap();
+        graph.launch().unwrap();
+        let o = bufs.download(stream).unwrap();
+        assert!(bitwise_eq(&o, &first), "planned graph replay {i} differs");
+    }
+    let other_inputs = seeds[17].inputs(seed);
+    let op = other_inputs.problem();
+    let other = b
+        .kernel()
+        .plan(stream, &op.dims, op.qo_indptr, op.kv_indptr, None)
+        .unwrap();
+    let e = bufs
+        .with_views(|v, out, lse, ws| b.kernel().launch_planned(&other, stream, v, out, lse, ws));
+    assert!(matches!(e, Err(Error::PlanMismatch(_))), "{e:?}");
+    let mut forced = CudaBackend::new().expect("backend");
+    forced
+        .set_options(Options {
+            split: SplitPolicy::Blocks(2),
+            ..Default::default()
+        })
+        .expect("options");
+    let foreign = forced
+        .kernel()
+        .plan(forced.stream(), &p.dims, p.qo_indptr, p.kv_indptr, None)
+        .unwrap();
+    let e = bufs
+        .with_views(|v, out, lse, ws| b.kernel().launch_planned(&foreign, stream, v, out, lse, ws));
+    assert!(matches!(e, Err(Error::PlanMismatch(_))), "{e:?}");
+    let bad = b
+        .kernel()
+        .plan(stream, &p.dims, &p.qo_indptr[..1], p.kv_indptr, None);
+    assert!(bad.is_err(), "{:?}", bad.err());
+    println!(
+        "host plan: {calls} calls bitwise equal to the device plan ({with_image} with a plan image), \
+         graph replays equal, mismatched plans refused"
+    );
 }
 
 /// The split-KV path: tiles cut into chunks of 1, 2 or 3 key blocks (forced)

@@ -9,7 +9,7 @@ mod table;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use pagedattn::{SplitPolicy, TileConfig};
-use pagedattn_cli::backend::{Backend, CpuBench, CudaBench, Timing};
+use pagedattn_cli::backend::{Backend, CpuBench, CudaBench, PlanSource, Timing};
 use pagedattn_cli::bench::{self, BenchReport, Mode, Options, Progress};
 use pagedattn_cli::generate;
 use pagedattn_cli::workload::{self, Workload, DEFAULT_SEED};
@@ -122,6 +122,19 @@ struct KernelArgs {
     /// CUDA: one CTA per work unit instead of the persistent grid (kernel experiments).
     #[arg(long)]
     one_cta_per_unit: bool,
+    /// CUDA: where each call's work-unit plan is made. `host`: once per
+    /// workload before timing, from the indptrs on the host (FlashInfer's
+    /// plan()/run() split, what its harness times). `device`: in the kernel
+    /// from the indptrs in device memory (what a graph replayed with new
+    /// sequence lengths runs).
+    #[arg(long, value_enum, default_value_t = PlanArg::Host)]
+    plan: PlanArg,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+enum PlanArg {
+    Host,
+    Device,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -330,7 +343,11 @@ fn execute(r: &RunArgs, opts: &Options, timing: Timing) -> Result<ExitCode> {
         )),
         None => None,
     };
-    let backend = open_backend(r.backend, kernel_opts, timing)?;
+    let plan = match r.kernel.plan {
+        PlanArg::Host => PlanSource::Host,
+        PlanArg::Device => PlanSource::Device,
+    };
+    let backend = open_backend(r.backend, kernel_opts, timing, plan)?;
     let printer = table::RowPrinter::new(opts.mode, &workloads);
     let bar = progress_bar(workloads.len());
     let report = bench::run(backend.as_ref(), &workloads, opts, &mut |p| match p {
@@ -437,8 +454,9 @@ fn open_backend(
     choice: BackendChoice,
     kernel: pagedattn::Options,
     timing: Timing,
+    plan: PlanSource,
 ) -> Result<Box<dyn Backend>> {
-    let cuda = || CudaBench::new(kernel, timing);
+    let cuda = || CudaBench::new(kernel, timing, plan);
     match choice {
         BackendChoice::Cpu => Ok(Box::new(CpuBench::new())),
         BackendChoice::Cuda => match cuda() {

@@ -35,6 +35,7 @@ struct Params {
   int* ws_sem;                   // [partial_slots][2]: chunks of a split tile done, per consumer warpgroup
   float* ws_partial_lse;         // [partial_slots][kBlockM]
   float* ws_partial_o;           // [partial_slots][kBlockM * 128], fragment order
+  const int* plan;               // a plan made on the host (units::PlanImage), or null: built here
   long long total_q;
   long long num_pages;
   int batch;

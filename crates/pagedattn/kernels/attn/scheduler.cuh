@@ -16,6 +16,8 @@
 // blocks, a sequence's tiles from the last down, the 4 kv heads adjacent.
 #pragma once
 #include <climits>
+#include <cstddef>
+#include <cstdint>
 #include "attn/params.cuh"
 
 namespace pagedattn {
@@ -113,19 +115,23 @@ __device__ __forceinline__ SeqRange load_seq(const Params& p, int b) {
 }
 
 // The plan in shared memory (batch <= kMaxBatch), indexed by rank (the
-// sequences' order in the unit list).
+// sequences' order in the unit list). Everything before `red` is also the
+// layout of a plan made on the host (units::PlanImage: the same offsets,
+// each array 16-byte aligned), which the kernel copies instead of building.
 template <int kMaxBatch>
-struct PlanStorage {
+struct alignas(16) PlanStorage {
   static constexpr int kMax = kMaxBatch;
-  int pre_split[kMaxBatch + 1];  // exclusive prefix of split chunks (per kv head)
-  int pre_tiles[kMaxBatch + 1];  // exclusive prefix of unsplit tiles (per kv head)
-  int unsplit[kMaxBatch];        // unsplit tiles of the sequence
-  SeqRange range[kMaxBatch];     // the sequence's rows and keys
-  long long red[16];             // block reductions, one per warp
+  static constexpr int kScanLen = (kMaxBatch + 1 + 3) / 4 * 4;  // units::plan_scan_len
+  static constexpr int kSeqLen = (kMaxBatch + 3) / 4 * 4;
   int chunk;                     // split size C in key blocks (kNoSplit: none)
   int n_split;                   // units of split tiles (4 per chunk)
   int n_units;                   // all units
   int planned;                   // 0: fallback order (batch > kMaxBatch)
+  int pre_split[kScanLen];       // exclusive prefix of split chunks (per kv head)
+  int pre_tiles[kScanLen];       // exclusive prefix of unsplit tiles (per kv head)
+  int unsplit[kSeqLen];          // unsplit tiles of the sequence
+  SeqRange range[kMaxBatch];     // the sequence's rows and keys
+  long long red[16];             // block reductions, one per warp (not in the host image)
 };
 // Per-sequence scratch while the plan is built (aliases the K/V ring).
 template <int kMaxBatch>
@@ -348,6 +354,32 @@ __device__ void build_plan_warp(const Params& p, Plan& pl) {
     pl.n_units = (int)n_split + kNumKvHeads * tu;
     pl.planned = 1;
   }
+  __syncwarp();
+}
+
+// A plan made on the host (p.plan: the image of PlanStorage up to `red`):
+// producer warp 0, the plan's only reader, copies the parts a batch of
+// p.batch sequences uses, 16 bytes per cp.async, instead of building it.
+template <class Plan>
+__device__ void load_plan_warp(const Params& p, Plan& pl) {
+  static_assert(offsetof(Plan, pre_split) == 16 && offsetof(Plan, pre_tiles) % 16 == 0 &&
+                    offsetof(Plan, unsplit) % 16 == 0 && offsetof(Plan, range) % 16 == 0,
+                "the host image's layout (units::PlanImage)");
+  const int lane = threadIdx.x & 31, b = p.batch;
+  const char* src = reinterpret_cast<const char*>(p.plan);
+  const uint32_t base = static_cast<uint32_t>(__cvta_generic_to_shared(&pl));
+  auto copy = [&](const void* field, int n_ints) {
+    const uint32_t off = static_cast<uint32_t>(__cvta_generic_to_shared(field)) - base;
+    for (int i = lane; i < (n_ints + 3) / 4; i += 32)
+      asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(base + off + 16 * i),
+                   "l"(src + off + 16 * i) : "memory");
+  };
+  copy(&pl.chunk, 4);
+  copy(pl.pre_split, b + 1);
+  copy(pl.pre_tiles, b + 1);
+  copy(pl.unsplit, b);
+  copy(pl.range, 4 * b);
+  asm volatile("cp.async.wait_all;" ::: "memory");
   __syncwarp();
 }
 

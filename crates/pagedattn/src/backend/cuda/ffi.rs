@@ -69,6 +69,7 @@ pub(crate) struct Params {
     pub ws_sem: u64,
     pub ws_partial_lse: u64,
     pub ws_partial_o: u64,
+    pub plan: u64,
     pub total_q: i64,
     pub num_pages: i64,
     pub batch: i32,

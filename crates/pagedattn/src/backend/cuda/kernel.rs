@@ -13,8 +13,8 @@
 use std::sync::Arc;
 
 use cudarc::driver::{
-    sys, CudaContext, CudaFunction, CudaStream, CudaView, CudaViewMut, DevicePtr, DevicePtrMut,
-    LaunchConfig, PushKernelArg, SyncOnDrop,
+    sys, CudaContext, CudaFunction, CudaSlice, CudaStream, CudaView, CudaViewMut, DevicePtr,
+    DevicePtrMut, LaunchConfig, PushKernelArg, SyncOnDrop,
 };
 use cudarc::nvrtc::Ptx;
 use half::bf16;
@@ -69,6 +69,51 @@ pub struct Options {
     pub attention_cubin: Option<Vec<u8>>,
     /// One CTA per work unit instead of a persistent grid (experiments only).
     pub one_cta_per_unit: bool,
+}
+
+/// A call planned on the host ([`PagedPrefill::plan`]), FlashInfer's
+/// `plan()` / `run()` split: validated there (indptr and page-id contents,
+/// typed errors naming the bad entry), its tile configuration chosen from
+/// the real sequence lengths, and the work-unit plan that the kernel would
+/// otherwise build from the indptrs at the start of every CTA made on the
+/// host and uploaded once, so that [`PagedPrefill::launch_planned`] skips
+/// that step (1-3 us on batches of a few to hundreds of sequences).
+///
+/// The plan holds the indptr *contents*: launch it with the indptrs it was
+/// made from (the kernel takes the sequences' ranges from the plan; those
+/// were checked against the call's dimensions, so a plan launched with other
+/// contents still reads and writes only the call's buffers, and the kernel
+/// still checks every page id it reads). Keep it alive for as long as a
+/// graph that captured a launch with it may replay; to replay with new
+/// sequence lengths, capture with [`PagedPrefill::launch`], which plans on
+/// the device.
+pub struct DevicePlan {
+    host: HostPlan,
+    config: TileConfig,
+    ctx: Arc<CudaContext>,
+    /// The launch geometry the image was made for.
+    grid: u32,
+    partial_slots: i32,
+    /// The plan image in device memory and its address; `None` where the
+    /// kernel takes no plan (calls with a unit per CTA and nothing to split,
+    /// batches above [`units::plan_max_batch`]).
+    image: Option<(CudaSlice<i32>, u64)>,
+}
+
+impl DevicePlan {
+    /// The host-side validation and tile choice.
+    pub fn host(&self) -> &HostPlan {
+        &self.host
+    }
+    /// The tile configuration the launch uses.
+    pub fn config(&self) -> TileConfig {
+        self.config
+    }
+    /// Whether the kernel copies this plan instead of building one (false
+    /// where it needs none).
+    pub fn has_image(&self) -> bool {
+        self.image.is_some()
+    }
 }
 
 /// The Hopper attention kernel, loaded into a context.
@@ -510,33 +555,80 @@ impl PagedPrefill {
         self.launch_with(self.config_for(&p.dims), stream, p, out, lse, ws)
     }
 
-    /// Like [`PagedPrefill::launch`], with the tile configuration of a plan
-    /// made on the host ([`HostPlan::new`], which validated the indptr and
-    /// page-id contents there). `Err(Error::PlanMismatch)` if the plan was
-    /// made for other dimensions.
+    /// Plans a call on the host ([`DevicePlan`]): validates `qo_indptr`,
+    /// `kv_indptr` and, when given, `kv_indices` against `dims` (as
+    /// [`HostPlan::new`]), makes the work-unit plan and uploads it with
+    /// `stream`, which it then synchronises (not capturable; the launches
+    /// are). `Ok` plans are valid for launches on any stream of this context.
+    pub fn plan(
+        &self,
+        stream: &Arc<CudaStream>,
+        dims: &Dims,
+        qo_indptr: &[i32],
+        kv_indptr: &[i32],
+        kv_indices: Option<&[i32]>,
+    ) -> Result<DevicePlan> {
+        let host = HostPlan::new(dims, qo_indptr, kv_indptr, kv_indices)?;
+        let config = self.opts.tile.unwrap_or(host.config);
+        let shape = self.launch_shape(config, dims);
+        let partial_slots = self.partial_slots(config);
+        let image = match shape {
+            Some((grid, false)) => units::plan_image(
+                config,
+                qo_indptr,
+                kv_indptr,
+                dims.total_q,
+                dims.num_kv_indices,
+                grid as usize,
+                self.opts.split,
+                partial_slots as usize,
+            ),
+            _ => None,
+        };
+        let image = match image {
+            Some(img) => {
+                let buf = stream.clone_htod(&img)?;
+                let (ptr, guard) = buf.device_ptr(stream);
+                drop(guard);
+                stream.synchronize()?;
+                Some((buf, ptr))
+            }
+            None => None,
+        };
+        Ok(DevicePlan {
+            host,
+            config,
+            ctx: self.ctx.clone(),
+            grid: shape.map_or(0, |s| s.0),
+            partial_slots,
+            image,
+        })
+    }
+
+    /// Like [`PagedPrefill::launch`], for a call planned on the host
+    /// ([`PagedPrefill::plan`]): its tile configuration, and its work-unit
+    /// plan instead of one built on the device. `Err(Error::PlanMismatch)`
+    /// if the plan was made for other dimensions or by another
+    /// [`PagedPrefill`].
     pub fn launch_planned(
         &self,
-        plan: &HostPlan,
+        plan: &DevicePlan,
         stream: &CudaStream,
         p: &DeviceProblem<'_>,
         out: &mut CudaViewMut<'_, bf16>,
         lse: &mut CudaViewMut<'_, f32>,
         ws: &mut Workspace,
     ) -> Result<()> {
-        if plan.dims != p.dims {
+        if plan.host.dims != p.dims {
             return Err(Error::PlanMismatch(format!(
                 "plan for {:?}, call with {:?}",
-                plan.dims, p.dims
+                plan.host.dims, p.dims
             )));
         }
-        self.launch_with(
-            self.opts.tile.unwrap_or(plan.config),
-            stream,
-            p,
-            out,
-            lse,
-            ws,
-        )
+        let (call, _guards) = raw_call(stream, p, out, lse)?;
+        // SAFETY: every address comes from a live cudarc view of the length
+        // its shape needs (checked above), on this context.
+        unsafe { self.launch_raw_with(plan.config, stream.cu_stream(), &call, ws, Some(plan)) }
     }
 
     fn launch_with(
@@ -551,7 +643,7 @@ impl PagedPrefill {
         let (call, _guards) = raw_call(stream, p, out, lse)?;
         // SAFETY: every address comes from a live cudarc view of the length
         // its shape needs (checked above), on this context.
-        unsafe { self.launch_raw_with(config, stream.cu_stream(), &call, ws) }
+        unsafe { self.launch_raw_with(config, stream.cu_stream(), &call, ws, None) }
     }
 
     /// Launches a call described by raw device addresses on a raw stream of
@@ -580,7 +672,39 @@ impl PagedPrefill {
                 kv_indices: call.dims.num_kv_indices,
             },
         )?;
-        self.launch_raw_with(self.config_for(&call.dims), stream, call, ws)
+        self.launch_raw_with(self.config_for(&call.dims), stream, call, ws, None)
+    }
+
+    /// The grid of a call and whether it is direct (a unit per CTA at most
+    /// and nothing to split: the plan could not change anything, so the
+    /// kernel skips it, the shortest path for tiny calls); `None` for a call
+    /// with nothing to compute.
+    fn launch_shape(&self, config: TileConfig, dims: &Dims) -> Option<(u32, bool)> {
+        let tiles = schedule::tiles_per_head(dims.total_q, dims.batch, config.block_m()) as u64
+            * NUM_KV_HEADS as u64;
+        if tiles == 0 {
+            return None;
+        }
+        let k = self.kernel(config);
+        // One wave of resident CTAs, each walking work units (the grid
+        // depends on the device only, so a captured graph stays valid for
+        // any indptr contents); with `one_cta_per_unit`, one CTA per tile.
+        // No more CTAs than the call can have units: its tiles, each cut
+        // into at most as many chunks as its longest key range allows.
+        let max_units = units::max_units(config, dims, self.opts.split);
+        let grid = if k.resident_ctas == u32::MAX {
+            tiles.min(i32::MAX as u64) as u32
+        } else {
+            k.resident_ctas
+                .min(max_units.min(u32::MAX as u64) as u32)
+                .max(1)
+        };
+        Some((grid, max_units == tiles && tiles <= grid as u64))
+    }
+
+    /// Merge slots a workspace holds for `config`.
+    fn partial_slots(&self, config: TileConfig) -> i32 {
+        (self.ws_layout.slots_rows / config.block_m() as u64).min(i32::MAX as u64) as i32
     }
 
     /// Validates what the host can see and launches.
@@ -590,30 +714,28 @@ impl PagedPrefill {
         stream: sys::CUstream,
         call: &RawCall,
         ws: &mut Workspace,
+        plan: Option<&DevicePlan>,
     ) -> Result<()> {
-        let params = self.params(config, stream, call, ws)?;
-        let tiles = params.tiles_per_head as u64 * NUM_KV_HEADS as u64;
-        if tiles == 0 {
+        let mut params = self.params(config, stream, call, ws)?;
+        let Some((grid, direct)) = self.launch_shape(config, &call.dims) else {
             return Ok(()); // no sequences and no rows: nothing to compute
-        }
-        let k = self.kernel(config);
-        // One wave of resident CTAs, each walking work units (the grid
-        // depends on the device only, so a captured graph stays valid for
-        // any indptr contents); with `one_cta_per_unit`, one CTA per tile.
-        // No more CTAs than the call can have units: its tiles, each cut
-        // into at most as many chunks as its longest key range allows.
-        let max_units = units::max_units(config, &call.dims, self.opts.split);
-        let grid = if k.resident_ctas == u32::MAX {
-            tiles.min(i32::MAX as u64) as u32
-        } else {
-            k.resident_ctas
-                .min(max_units.min(u32::MAX as u64) as u32)
-                .max(1)
         };
-        // A unit per CTA at most and nothing to split: the plan could not
-        // change anything, so the kernel skips it (shortest path for tiny calls).
-        let mut params = params;
-        params.direct = i32::from(max_units == tiles && tiles <= grid as u64);
+        let k = self.kernel(config);
+        params.direct = i32::from(direct);
+        if let Some(plan) = plan {
+            if !Arc::ptr_eq(&plan.ctx, &self.ctx)
+                || plan.grid != grid
+                || plan.partial_slots != params.partial_slots
+                || plan.config != config
+            {
+                return Err(Error::PlanMismatch(
+                    "the plan was made by another PagedPrefill".into(),
+                ));
+            }
+            if let Some((_, ptr)) = &plan.image {
+                params.plan = *ptr;
+            }
+        }
         let cfg = LaunchConfig {
             grid_dim: (grid, 1, 1),
             block_dim: (k.threads, 1, 1),
@@ -663,7 +785,6 @@ impl PagedPrefill {
         }
         let ws_ptr = ws.ptr;
         check_addresses(c, Some((ws_ptr, ws.layout.bytes)))?;
-        let k = self.kernel(config);
         let l = &ws.layout;
         Ok(Params {
             q: c.q,
@@ -678,12 +799,13 @@ impl PagedPrefill {
             ws_sem: ws_ptr + l.sem_offset,
             ws_partial_lse: ws_ptr + l.lse_offset,
             ws_partial_o: ws_ptr + l.o_offset,
+            plan: 0,
             total_q: d.total_q as i64,
             num_pages: d.num_pages as i64,
             batch: d.batch as i32,
             num_kv_indices: d.num_kv_indices as i32,
             tiles_per_head: tiles as i32,
-            partial_slots: (l.slots_rows / k.block_m as u64).min(i32::MAX as u64) as i32,
+            partial_slots: self.partial_slots(config),
             split_blocks: self.opts.split.kernel_value(),
             direct: 0,
             sm_scale: c.sm_scale,
