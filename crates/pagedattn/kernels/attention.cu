@@ -115,8 +115,9 @@ __device__ __forceinline__ void produce_unit(const Params& p, typename T::Shared
 // warps through `pending` and the consumers through the Q slot's unit and
 // q_full barrier. The producer runs ahead of the consumers by a Q slot and
 // the ring's depth, so the next unit's Q and first blocks load under this
-// unit's last blocks and epilogue.
-template <class T>
+// unit's last blocks and epilogue. kDirect: a unit per CTA at most (its
+// first ticket; the second is past the units), so no ticket is claimed.
+template <class T, bool kDirect>
 __device__ __forceinline__ void producer(const Params& p, typename T::SharedStorage& ss) {
   const GatherLoader<T> loader(threadIdx.x);
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
@@ -124,14 +125,14 @@ __device__ __forceinline__ void producer(const Params& p, typename T::SharedStor
   int slot_iter = 0, block_iter = 0;
   for (int it = 0;; ++it) {
     // Ticket `it` of this CTA; from the third on, the next needs the counter.
-    const bool claim_next = it + 1 >= 2;
+    const bool claim_next = !kDirect && it + 1 >= 2;
     if (warp == kProducerWarp0) {
       int t = ticket_of(it, 0);
-      if (it >= 2) {
+      if (!kDirect && it >= 2) {
         if (lane == 0) t = ticket_of(it, raw_ticket);
         t = __shfl_sync(0xffffffffu, t, 0);
       }
-      const WorkUnit w = decode_unit<T::kBlockM, T::kBlockN>(p, ss.plan, t);
+      const WorkUnit w = decode_unit<T::kBlockM, T::kBlockN, kDirect>(p, ss.plan, t);
       if (lane == 0) ss.pending[it & 1] = w;
     }
     cutlass::arch::NamedBarrier::sync(T::kProducerThreads, kBarProducer);
@@ -155,7 +156,7 @@ __device__ __forceinline__ void producer(const Params& p, typename T::SharedStor
 }
 
 // ---------------- consumers: one unit ----------------
-template <class T>
+template <class T, bool kDirect>
 __device__ __forceinline__ void consume_unit(const Params& p, typename T::SharedStorage& ss, const WorkUnit& w,
                                              int slot, int block_iter) {
   using namespace cute;
@@ -165,10 +166,12 @@ __device__ __forceinline__ void consume_unit(const Params& p, typename T::Shared
   Tensor tOrO = partition_fragment_C(mma_pv, select<0, 1>(typename T::TileShapePV{}));
   float lse[2];
   mainloop<T>(p, ss, w, slot, block_iter, tOrO, lse);
-  if (w.n_chunks > 1) {
-    SplitMerge<T>::store_partial(p, w, cw, t, tOrO, lse);
-    if (!SplitMerge<T>::arrive(p, w, cw, t, &ss.merge_last[cw])) return;  // another chunk merges
-    SplitMerge<T>::merge(p, w, cw, t, tOrO, lse);
+  if constexpr (!kDirect) {  // direct calls split nothing
+    if (w.n_chunks > 1) {
+      SplitMerge<T>::store_partial(p, w, cw, t, tOrO, lse);
+      if (!SplitMerge<T>::arrive(p, w, cw, t, &ss.merge_last[cw])) return;  // another chunk merges
+      SplitMerge<T>::merge(p, w, cw, t, tOrO, lse);
+    }
   }
   // The epilogue's addresses depend only on the unit and the thread: opaque
   // copies of their inputs keep the compiler from computing them before the
@@ -186,7 +189,7 @@ __device__ __forceinline__ void consume_unit(const Params& p, typename T::Shared
 }
 
 // ---------------- consumer warpgroups ----------------
-template <class T>
+template <class T, bool kDirect>
 __device__ __forceinline__ void consumer(const Params& p, typename T::SharedStorage& ss) {
   int block_iter = 0;
   for (int slot_iter = 0;; ++slot_iter) {
@@ -194,13 +197,17 @@ __device__ __forceinline__ void consumer(const Params& p, typename T::SharedStor
     mbar_wait(&ss.q_full[slot], qphase);
     const WorkUnit w = ss.unit[slot];
     if (w.state == kUnitDone) break;
-    consume_unit<T>(p, ss, w, slot, block_iter);
+    consume_unit<T, kDirect>(p, ss, w, slot, block_iter);
     mbar_arrive(&ss.q_empty[slot]);  // the producer may refill the slot and its unit
     block_iter += w.blk_hi - w.blk_lo;
   }
 }
 
-template <class T>
+// kDirect: the entry point for calls the host marked direct (a unit per CTA
+// at most and nothing to split: the plan could not change anything): tiles
+// in the fixed order, no plan, tickets or merge in the code, so that the
+// shortest calls fetch and run as little code as possible.
+template <class T, bool kDirect>
 __device__ __forceinline__ void attention(const Params& p) {
   extern __shared__ __align__(1024) unsigned char smem_buf[];
   auto& ss = *reinterpret_cast<typename T::SharedStorage*>(smem_buf);
@@ -208,28 +215,27 @@ __device__ __forceinline__ void attention(const Params& p) {
   // The plan: copied from one the host made (p.plan), or built here, a
   // small batch's by the warp that decodes the units alone, a larger one's
   // by the whole CTA (its per-sequence scratch in the K ring, not yet in
-  // use). A call the host marked direct (a unit per CTA at most, nothing to
-  // split) needs no plan: tiles in the fixed order.
-  const bool host_plan = p.plan != nullptr && !p.direct && p.batch >= 1 && p.batch <= T::Plan::kMax;
-  const bool warp_plan = !host_plan && !p.direct && p.batch >= 1 && p.batch <= kWarpPlanMaxBatch;
-  if (!host_plan && !warp_plan && !p.direct)
+  // use).
+  const bool host_plan = !kDirect && p.plan != nullptr && p.batch >= 1 && p.batch <= T::Plan::kMax;
+  const bool warp_plan = !kDirect && !host_plan && p.batch >= 1 && p.batch <= kWarpPlanMaxBatch;
+  if (!kDirect && !host_plan && !warp_plan)
     build_plan<T::kThreads, T::kBlockM, T::kBlockN>(p, ss.plan, reinterpret_cast<int*>(ss.k));
   const int warp = threadIdx.x / 32;
   if (warp / 4 == kProducerWarpgroup) {
     cutlass::arch::warpgroup_reg_dealloc<T::kProducerRegs>();
     if (warp == kProducerWarp0) {
+      if (kDirect) set_fixed_order(p, ss.plan);
       if (host_plan) load_plan_warp(p, ss.plan);
       if (warp_plan) build_plan_warp<T::kBlockM, T::kBlockN>(p, ss.plan);
-      if (p.direct) set_fixed_order(p, ss.plan);
     }
-    producer<T>(p, ss);
+    producer<T, kDirect>(p, ss);
   } else {
     cutlass::arch::warpgroup_reg_alloc<T::kConsumerRegs>();
     if (warp == 4) {  // first consumer warp: this CTA's share of the indptr check
       for (long long first = (long long)blockIdx.x * 32; first <= p.batch; first += (long long)gridDim.x * 32)
         validate_indptrs(p, first);
     }
-    consumer<T>(p, ss);
+    consumer<T, kDirect>(p, ss);
   }
 }
 
@@ -244,19 +250,24 @@ using TraitsM64 = KernelTraits</*kBlockM=*/64, /*kBlockN=*/64, /*kStages=*/2, /*
 }  // namespace pagedattn
 
 // Entry points; launched with Traits::kThreads threads, Traits::kSmemBytes
-// dynamic shared memory and a grid of the CTAs resident on the GPU.
-extern "C" __global__ void __launch_bounds__(pagedattn::TraitsM128::kThreads, 1)
-    paged_prefill_m128(const __grid_constant__ pagedattn::Params p) {
+// dynamic shared memory and a grid of the CTAs resident on the GPU (the
+// _direct ones: a CTA per unit, for calls the host marked direct).
 #if defined(__CUDA_ARCH__)
-  pagedattn::attention<pagedattn::TraitsM128>(p);
+#define PAGEDATTN_ENTRY(name, traits, ctas_per_sm, direct)                                        \
+  extern "C" __global__ void __launch_bounds__(traits::kThreads, ctas_per_sm)                     \
+      name(const __grid_constant__ pagedattn::Params p) {                                          \
+    pagedattn::attention<traits, direct>(p);                                                       \
+  }
+#else
+#define PAGEDATTN_ENTRY(name, traits, ctas_per_sm, direct)                                        \
+  extern "C" __global__ void __launch_bounds__(traits::kThreads, ctas_per_sm)                     \
+      name(const __grid_constant__ pagedattn::Params p) {}
 #endif
-}
-extern "C" __global__ void __launch_bounds__(pagedattn::TraitsM64::kThreads, 2)
-    paged_prefill_m64(const __grid_constant__ pagedattn::Params p) {
-#if defined(__CUDA_ARCH__)
-  pagedattn::attention<pagedattn::TraitsM64>(p);
-#endif
-}
+PAGEDATTN_ENTRY(paged_prefill_m128, pagedattn::TraitsM128, 1, false)
+PAGEDATTN_ENTRY(paged_prefill_m64, pagedattn::TraitsM64, 2, false)
+PAGEDATTN_ENTRY(paged_prefill_m128_direct, pagedattn::TraitsM128, 1, true)
+PAGEDATTN_ENTRY(paged_prefill_m64_direct, pagedattn::TraitsM64, 2, true)
+#undef PAGEDATTN_ENTRY
 
 // Shared memory each entry point needs (read by the host through cuModuleGetGlobal).
 extern "C" __device__ const int paged_prefill_m128_smem_bytes = pagedattn::TraitsM128::kSmemBytes;

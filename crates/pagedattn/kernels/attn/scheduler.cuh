@@ -420,8 +420,9 @@ __device__ __forceinline__ int find_sequence(const int* __restrict__ qo_indptr, 
 }
 
 // Decodes ticket u into a unit. Called by a whole warp (the fallback search
-// uses its lanes); every lane gets the same unit.
-template <int kBM, int kBN, class Plan>
+// uses its lanes); every lane gets the same unit. kFixedOnly: the caller
+// knows there is no plan (direct calls), so only the fixed order is compiled.
+template <int kBM, int kBN, bool kFixedOnly, class Plan>
 __device__ __forceinline__ WorkUnit decode_unit(const Params& p, const Plan& pl, int u) {
   using Shape = SeqShape<kBM, kBN>;
   WorkUnit w;
@@ -436,7 +437,7 @@ __device__ __forceinline__ WorkUnit decode_unit(const Params& p, const Plan& pl,
     return w;
   }
   w.kv_head = u % kNumKvHeads;
-  if (!pl.planned) {
+  if (kFixedOnly || !pl.planned) {
     const long long t = (long long)p.tiles_per_head - 1 - u / kNumKvHeads;
     const int b = find_sequence<kBM>(p.qo_indptr, p.batch, t);
     const long long q0 = __ldg(p.qo_indptr + b);

@@ -25,6 +25,9 @@ pub const PTXAS_REPORT: &str = "built without GPU kernels";
 pub(crate) struct Entry {
     /// Kernel function name.
     pub function: &'static str,
+    /// The same configuration's entry point for direct calls (a unit per
+    /// CTA, nothing to split: no plan, tickets or merge in its code).
+    pub direct_function: &'static str,
     /// `__device__ const int` holding its dynamic shared-memory size.
     pub smem_symbol: &'static str,
     /// Threads per CTA.
@@ -36,11 +39,13 @@ pub(crate) fn entry(config: crate::schedule::TileConfig) -> Entry {
     match config {
         crate::schedule::TileConfig::M128 => Entry {
             function: "paged_prefill_m128",
+            direct_function: "paged_prefill_m128_direct",
             smem_symbol: "paged_prefill_m128_smem_bytes",
             threads: 384,
         },
         crate::schedule::TileConfig::M64 => Entry {
             function: "paged_prefill_m64",
+            direct_function: "paged_prefill_m64_direct",
             smem_symbol: "paged_prefill_m64_smem_bytes",
             threads: 256,
         },

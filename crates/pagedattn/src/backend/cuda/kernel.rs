@@ -129,9 +129,11 @@ pub struct PagedPrefill {
     ws_layout: WorkspaceLayout,
 }
 
-/// One loaded entry point.
+/// One loaded configuration: its entry points.
 struct Kernel {
     func: CudaFunction,
+    /// The entry point for direct calls (`ffi::Entry::direct_function`).
+    direct_func: CudaFunction,
     smem_bytes: u32,
     threads: u32,
     /// CTAs resident on the whole GPU at once: the persistent grid.
@@ -387,10 +389,13 @@ impl PagedPrefill {
                         e.smem_symbol
                     ))
                 })?;
-            func.set_attribute(
-                sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-                smem_bytes as i32,
-            )?;
+            let direct_func = module.load_function(e.direct_function)?;
+            for f in [&func, &direct_func] {
+                f.set_attribute(
+                    sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                    smem_bytes as i32,
+                )?;
+            }
             let per_sm = func.occupancy_max_active_blocks_per_multiprocessor(
                 e.threads,
                 smem_bytes as usize,
@@ -406,6 +411,7 @@ impl PagedPrefill {
                 config,
                 Kernel {
                     func,
+                    direct_func,
                     smem_bytes,
                     threads: e.threads,
                     resident_ctas: if opts.one_cta_per_unit {
@@ -748,7 +754,7 @@ impl PagedPrefill {
         // shape needs (the caller's contract), the kernel bounds-checks all
         // index contents, and the workspace belongs to this stream.
         cudarc::driver::result::launch_kernel(
-            k.func.cu_function(),
+            if direct { &k.direct_func } else { &k.func }.cu_function(),
             cfg.grid_dim,
             cfg.block_dim,
             cfg.shared_mem_bytes,
