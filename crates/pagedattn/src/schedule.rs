@@ -46,12 +46,15 @@ impl TileConfig {
     }
 
     /// The configuration for a call, from what the host knows without reading
-    /// device memory: the mean query length `total_q / batch`. Short sequences
-    /// give few key blocks per tile, so a tile's cost is mostly load latency,
+    /// device memory: the mean query and key counts per sequence
+    /// (`total_q / batch`, `num_kv_indices / batch`). Short sequences give
+    /// few key blocks per tile, so a tile's cost is mostly load latency,
     /// which the persistent two-CTAs-per-SM configuration hides; long ones are
-    /// bound by math and K/V traffic, which 128-row tiles halve.
-    pub fn choose(total_q: usize, batch: usize) -> TileConfig {
-        if batch == 0 || total_q / batch < M64_MAX_MEAN_Q_LEN {
+    /// bound by math and K/V traffic, which 128-row tiles halve. A tile sees
+    /// at most its sequence's keys, so sequences with fewer keys than
+    /// queries count as short.
+    pub fn choose(total_q: usize, num_kv_indices: usize, batch: usize) -> TileConfig {
+        if batch == 0 || total_q.min(num_kv_indices) / batch < M64_MAX_MEAN_Q_LEN {
             TileConfig::M64
         } else {
             TileConfig::M128
@@ -102,8 +105,8 @@ pub struct HostPlan {
 impl HostPlan {
     /// Validates `qo_indptr`, `kv_indptr` (and `kv_indices` when `Some`)
     /// against `dims` and chooses the tile configuration: `M64` when the mean
-    /// query length of the sequences that have queries is below
-    /// [`M64_MAX_MEAN_Q_LEN`].
+    /// of min(query length, key length) over the sequences that have queries
+    /// is below [`M64_MAX_MEAN_Q_LEN`].
     pub fn new(
         dims: &crate::problem::Dims,
         qo_indptr: &[i32],
@@ -117,8 +120,17 @@ impl HostPlan {
             check_len("kv_indices", dims.num_kv_indices, idx.len())?;
             check_page_ids(dims, idx)?;
         }
-        let with_queries = qo_indptr.windows(2).filter(|w| w[1] > w[0]).count();
-        let config = if with_queries == 0 || dims.total_q / with_queries < M64_MAX_MEAN_Q_LEN {
+        // Mean over the sequences with queries of min(queries, keys): a
+        // tile sees at most its sequence's keys.
+        let (mut with_queries, mut short_side) = (0usize, 0usize);
+        for (q, k) in qo_indptr.windows(2).zip(kv_indptr.windows(2)) {
+            let (q_len, kv_len) = ((q[1] - q[0]) as usize, (k[1] - k[0]) as usize);
+            if q_len > 0 {
+                with_queries += 1;
+                short_side += q_len.min(kv_len);
+            }
+        }
+        let config = if with_queries == 0 || short_side / with_queries < M64_MAX_MEAN_Q_LEN {
             TileConfig::M64
         } else {
             TileConfig::M128
@@ -130,10 +142,13 @@ impl HostPlan {
     }
 }
 
-/// Mean query length below which [`TileConfig::choose`] picks `M64`. Set from
-/// both configurations of the persistent kernel timed on every seed and
-/// scale workload on the H200 (BENCHMARKS.md, v7): m128 wins from seed10
-/// (mean 329) and seed07 (559) up, m64 at seed14 (306) and below.
+/// Mean query length (or key length, where smaller) below which
+/// [`TileConfig::choose`] picks `M64`. Set from both configurations of the
+/// persistent kernel timed on every seed and scale workload on the H200
+/// (BENCHMARKS.md, v7): m128 wins from seed10 (mean 329) and seed07 (559)
+/// up, m64 at seed14 (306) and below; with 600 queries over 0-300 keys per
+/// sequence (`workloads/shapes.jsonl`, q_gt_kv_b8) m64 took 26.8 us and m128
+/// 30.0 (fourth session).
 pub const M64_MAX_MEAN_Q_LEN: usize = 320;
 
 /// First tile index of sequence `b`, given `qo_indptr[b]`.
@@ -161,7 +176,18 @@ mod tests {
         let plan = HostPlan::new(&d, &qo, &kv, None).unwrap();
         assert_eq!(plan.config, TileConfig::M128);
         // total_q / batch alone would say 250: m64.
-        assert_eq!(TileConfig::choose(1000, 4), TileConfig::M64);
+        assert_eq!(TileConfig::choose(1000, 1010, 4), TileConfig::M64);
+        assert_eq!(TileConfig::choose(1000, 1010, 2), TileConfig::M128);
+        // More queries than keys: the tiles see few keys, m64.
+        assert_eq!(TileConfig::choose(4800, 1678, 8), TileConfig::M64);
+        let few_keys = HostPlan::new(
+            &Dims::new(1200, 300, 2, 300),
+            &[0, 600, 1200],
+            &[0, 100, 300],
+            None,
+        )
+        .unwrap();
+        assert_eq!(few_keys.config, TileConfig::M64);
         let short =
             HostPlan::new(&Dims::new(20, 40, 2, 20), &[0, 10, 20], &[0, 10, 20], None).unwrap();
         assert_eq!(short.config, TileConfig::M64);

@@ -531,7 +531,7 @@ impl PagedPrefill {
     pub fn config_for(&self, dims: &Dims) -> TileConfig {
         self.opts
             .tile
-            .unwrap_or_else(|| TileConfig::choose(dims.total_q, dims.batch))
+            .unwrap_or_else(|| TileConfig::choose(dims.total_q, dims.num_kv_indices, dims.batch))
     }
 
     fn kernel(&self, config: TileConfig) -> &Kernel {
