@@ -16,7 +16,9 @@ use std::ffi::c_void;
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Instant;
 
-use pagedattn::backend::cuda::{PagedPrefill, RawCall, Workspace, HAS_KERNELS, PTXAS_REPORT};
+use pagedattn::backend::cuda::{
+    DevicePlan, PagedPrefill, RawCall, Workspace, HAS_KERNELS, PTXAS_REPORT,
+};
 use pagedattn::cudarc::driver::{sys, CudaContext, CudaStream};
 use pagedattn::half::bf16;
 use pagedattn::problem::{
@@ -55,7 +57,8 @@ fn to_py(e: Error) -> PyErr {
         | Error::NonFiniteScale(_)
         | Error::TooLarge { .. }
         | Error::Misaligned { .. }
-        | Error::Aliasing { .. } => PyValueError::new_err(msg),
+        | Error::Aliasing { .. }
+        | Error::PlanMismatch(_) => PyValueError::new_err(msg),
         _ => PyRuntimeError::new_err(msg),
     }
 }
@@ -964,7 +967,13 @@ fn ensure_workspace(py: Python<'_>, dev: &Dev, stream: usize, torch: bool) -> Py
 /// The hot path of an unchecked call: launches if `stream` already has its
 /// workspace (one lock, one lookup); false if it has none yet.
 /// `go = false` does all of it but the launch (`_bench_run_dry`).
-fn launch_if_ready(dev: &Dev, stream: usize, call: &RawCall, go: bool) -> PyResult<bool> {
+fn launch_if_ready(
+    dev: &Dev,
+    stream: usize,
+    call: &RawCall,
+    plan: Option<&DevicePlan>,
+    go: bool,
+) -> PyResult<bool> {
     let mut map = dev.workspaces.lock().unwrap_or_else(|e| e.into_inner());
     let Some(slot) = map.get_mut(&stream) else {
         return Ok(false);
@@ -974,17 +983,37 @@ fn launch_if_ready(dev: &Dev, stream: usize, call: &RawCall, go: bool) -> PyResu
     if !go {
         return Ok(std::hint::black_box(true));
     }
-    unsafe {
-        dev.kernel
-            .launch_raw(stream as sys::CUstream, call, &mut slot.ws)
-    }
-    .map_err(to_py)?;
+    unsafe { launch_raw(dev, stream, call, &mut slot.ws, plan) }.map_err(to_py)?;
     Ok(true)
+}
+
+/// The library's raw launch, planned on the host or not.
+///
+/// # Safety
+/// As `PagedPrefill::launch_raw`; `dev`'s context is current.
+unsafe fn launch_raw(
+    dev: &Dev,
+    stream: usize,
+    call: &RawCall,
+    ws: &mut Workspace,
+    plan: Option<&DevicePlan>,
+) -> pagedattn::Result<()> {
+    let s = stream as sys::CUstream;
+    match plan {
+        Some(plan) => dev.kernel.launch_raw_planned(s, call, ws, plan),
+        None => dev.kernel.launch_raw(s, call, ws),
+    }
 }
 
 /// Launches on `stream` with its workspace; with `checked`, waits and raises
 /// `DeviceIndexError` if the kernel met bad index data.
-fn launch(dev: &Dev, stream: usize, call: &RawCall, checked: bool) -> PyResult<()> {
+fn launch(
+    dev: &Dev,
+    stream: usize,
+    call: &RawCall,
+    plan: Option<&DevicePlan>,
+    checked: bool,
+) -> PyResult<()> {
     if checked && is_capturing(dev, stream)? {
         return Err(PyRuntimeError::new_err(
             "checked=True synchronises the stream: it cannot be used while capturing a CUDA graph \
@@ -999,11 +1028,7 @@ fn launch(dev: &Dev, stream: usize, call: &RawCall, checked: bool) -> PyResult<(
         // SAFETY: libcuda is loaded; the addresses come from live tensors of
         // this device whose shapes were checked against `call.dims`.
         let _g = unsafe { CtxGuard::bind(dev.ctx.cu_ctx()) };
-        unsafe {
-            dev.kernel
-                .launch_raw(stream as sys::CUstream, call, &mut slot.ws)
-        }
-        .map_err(to_py)?;
+        unsafe { launch_raw(dev, stream, call, &mut slot.ws, plan) }.map_err(to_py)?;
     }
     if checked {
         // Waits with the GIL held: releasing it while this device's lock is
@@ -1179,9 +1204,11 @@ static CPU_RUN: GILOnceCell<Py<PyAny>> = GILOnceCell::new();
 /// [total_q, 24] float32 (base 2). CUDA tensors: one kernel launch on torch's
 /// current stream (or `stream`), no synchronisation, capturable. CPU tensors
 /// and numpy arrays: the exact CPU backend. `checked=True` (GPU) waits for the
-/// kernel and raises `DeviceIndexError` if it met bad index data.
+/// kernel and raises `DeviceIndexError` if it met bad index data. `plan`: a
+/// [`Plan`] made from these indptrs (`pagedattn.plan`), used on its device
+/// (the kernel then skips its own planning step); ignored elsewhere.
 #[pyfunction]
-#[pyo3(signature = (q, k_cache, v_cache, qo_indptr, kv_indptr, kv_indices, sm_scale, output, lse, *, stream=None, checked=false))]
+#[pyo3(signature = (q, k_cache, v_cache, qo_indptr, kv_indptr, kv_indices, sm_scale, output, lse, *, stream=None, checked=false, plan=None))]
 #[allow(clippy::too_many_arguments)]
 fn run<'py>(
     py: Python<'py>,
@@ -1196,6 +1223,7 @@ fn run<'py>(
     lse: &Bound<'py, PyAny>,
     stream: Option<&Bound<'py, PyAny>>,
     checked: bool,
+    plan: Option<PyRef<'py, Plan>>,
 ) -> PyResult<()> {
     let args = [
         q, k_cache, v_cache, qo_indptr, kv_indptr, kv_indices, output, lse,
@@ -1204,11 +1232,15 @@ fn run<'py>(
         Route::Gpu(p) => {
             let d = dev(p.device)?;
             let call = raw_call(p.dims, &p.tensors, p.sm_scale);
-            if !checked && launch_if_ready(d, p.stream, &call, true)? {
+            let plan = plan
+                .as_ref()
+                .filter(|pl| pl.device == p.device)
+                .map(|pl| &pl.plan);
+            if !checked && launch_if_ready(d, p.stream, &call, plan, true)? {
                 return Ok(());
             }
             ensure_workspace(py, d, p.stream, p.torch)?;
-            launch(d, p.stream, &call, checked)
+            launch(d, p.stream, &call, plan, checked)
         }
         Route::Cpu => {
             let f = CPU_RUN.get_or_try_init(py, || {
@@ -1224,6 +1256,104 @@ fn run<'py>(
             Ok(())
         }
     }
+}
+
+/// A call planned on the host for one device (`pagedattn.plan`): the indptrs
+/// validated there, the tile configuration chosen from the real sequence
+/// lengths and the kernel's work-unit plan made and uploaded once, so that
+/// `run(..., plan=p)` launches without the kernel's own planning step (what
+/// FlashInfer's `plan()` / `run()` split does). It holds the indptr
+/// contents: pass it only to calls with those indptrs (the kernel reads the
+/// sequences' ranges from the plan; a mismatched plan still reads and writes
+/// only the call's buffers, and a call of other `total_q`, batch or page-id
+/// count is refused).
+#[pyclass(frozen, module = "pagedattn._native", name = "Plan")]
+struct Plan {
+    device: i32,
+    plan: DevicePlan,
+}
+
+#[pymethods]
+impl Plan {
+    /// The CUDA device ordinal the plan was uploaded to.
+    #[getter]
+    fn device(&self) -> i32 {
+        self.device
+    }
+
+    /// The tile configuration chosen (`"m64"` or `"m128"`).
+    #[getter]
+    fn config(&self) -> &'static str {
+        match self.plan.config() {
+            pagedattn::TileConfig::M64 => "m64",
+            pagedattn::TileConfig::M128 => "m128",
+        }
+    }
+
+    fn __repr__(&self) -> String {
+        let d = &self.plan.host().dims;
+        format!(
+            "Plan(cuda:{}, {}, total_q={}, batch={}, num_kv_indices={})",
+            self.device,
+            self.config(),
+            d.total_q,
+            d.batch,
+            d.num_kv_indices
+        )
+    }
+}
+
+/// `plan(qo_indptr, kv_indptr, *, device=0) -> Plan`
+///
+/// Plans calls with these indptrs (host sequences of ints: lists, tuples,
+/// numpy arrays, CPU tensors) on CUDA device `device`: validates them
+/// (`ValueError` naming the bad entry), makes the work-unit plan and uploads
+/// it (synchronous, not capturable; the planned `run` calls are).
+#[pyfunction]
+#[pyo3(signature = (qo_indptr, kv_indptr, *, device=0))]
+fn plan(
+    py: Python<'_>,
+    qo_indptr: &Bound<'_, PyAny>,
+    kv_indptr: &Bound<'_, PyAny>,
+    device: i32,
+) -> PyResult<Plan> {
+    let host_ints = |x: &Bound<'_, PyAny>, name: &str| -> PyResult<Vec<i32>> {
+        let x = match x.getattr("tolist") {
+            Ok(f) => f.call0()?,
+            Err(_) => x.clone(),
+        };
+        x.extract::<Vec<i32>>()
+            .map_err(|_| PyTypeError::new_err(format!("{name} must be a host sequence of int32")))
+    };
+    let qo = host_ints(qo_indptr, "qo_indptr")?;
+    let kv = host_ints(kv_indptr, "kv_indptr")?;
+    if qo.is_empty() || qo.len() != kv.len() {
+        return Err(PyValueError::new_err(format!(
+            "qo_indptr and kv_indptr must have the same length batch + 1 >= 1, got {} and {}",
+            qo.len(),
+            kv.len()
+        )));
+    }
+    let (total_q, nki) = (qo[qo.len() - 1], kv[kv.len() - 1]);
+    if total_q < 0 || nki < 0 {
+        return Err(PyValueError::new_err(
+            "the indptrs' last entries (total_q, num_kv_indices) must be >= 0",
+        ));
+    }
+    // The page count does not enter a plan (page ids are checked on the device).
+    let dims = Dims::new(total_q as usize, 0, qo.len() - 1, nki as usize);
+    let d = dev(device)?;
+    let made = py.allow_threads(|| {
+        // SAFETY: libcuda is loaded (a Dev exists); the caller's context is
+        // restored by the guard.
+        let _relaxed = unsafe { RelaxedCapture::enter() };
+        let _g = unsafe { CtxGuard::bind(d.ctx.cu_ctx()) };
+        d.kernel.plan(&d.side, &dims, &qo, &kv, None)
+    });
+    Ok(Plan {
+        device,
+        plan: made.map_err(to_py)?,
+    })
 }
 
 /// A call validated once by [`bind`]: the same device addresses launched on
@@ -1245,7 +1375,7 @@ impl BoundCall {
     #[pyo3(signature = (*, checked=false))]
     fn __call__(&self, checked: bool) -> PyResult<()> {
         let d = dev(self.device)?;
-        launch(d, self.stream, &self.call, checked)
+        launch(d, self.stream, &self.call, None, checked)
     }
 
     /// The raw stream handle the call launches on.
@@ -1331,7 +1461,7 @@ fn run_dps<'py>(
 ) -> PyResult<()> {
     run(
         py, q, k_cache, v_cache, qo_indptr, kv_indptr, kv_indices, sm_scale, output, lse, None,
-        false,
+        false, None,
     )
 }
 
@@ -1519,7 +1649,7 @@ fn _bench_run_dry<'py>(
     };
     let d = dev(p.device)?;
     let call = raw_call(p.dims, &p.tensors, p.sm_scale);
-    if !launch_if_ready(d, p.stream, &call, false)? {
+    if !launch_if_ready(d, p.stream, &call, None, false)? {
         return Err(PyRuntimeError::new_err(
             "_bench_run_dry: no workspace yet (call run first)",
         ));
@@ -1701,6 +1831,8 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(run_dps, m)?)?;
     m.add_function(wrap_pyfunction!(prepare, m)?)?;
     m.add_function(wrap_pyfunction!(bind, m)?)?;
+    m.add_function(wrap_pyfunction!(plan, m)?)?;
+    m.add_class::<Plan>()?;
     m.add_class::<BoundCall>()?;
     m.add_function(wrap_pyfunction!(take_device_errors, m)?)?;
     m.add_function(wrap_pyfunction!(_bench_launch_raw, m)?)?;

@@ -450,6 +450,54 @@ def test_wrapper_matches_flashinfer(w):
     assert_close(ours[0], ours[1], *ref(c, w["sm_scale"]))
 
 
+# ---------------------------------------------------------------- host plans
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_host_plan_is_bitwise_the_device_plan(case):
+    """pagedattn.plan + run(plan=...) skips the kernel's planning step: same
+    work units in the same order, so the same bits as the unplanned call."""
+    c = make(*CASES[case], seed=3 + len(case))
+    p = pagedattn.plan(c["qo"], c["kv"], device=0)
+    assert p.device == 0 and p.config in ("m64", "m128")
+    out_d, lse_d = poisoned(c["q"].shape[0])
+    pagedattn.run(*args(c), 0.0883883, out_d, lse_d)
+    out_h, lse_h = poisoned(c["q"].shape[0])
+    pagedattn.run(*args(c), 0.0883883, out_h, lse_h, plan=p)
+    torch.cuda.synchronize()
+    assert torch.equal(out_h, out_d) and torch.equal(lse_h, lse_d)
+    assert_close(out_h, lse_h, *ref(c, 0.0883883))
+
+
+def test_host_plan_refuses_other_calls():
+    c = make([40, 13], [60, 13], seed=61)
+    other = pagedattn.plan([0, 41, 54], [0, 60, 73], device=0)
+    out, lse = poisoned(c["q"].shape[0])
+    with pytest.raises(ValueError, match="plan"):
+        pagedattn.run(*args(c), 0.09, out, lse, plan=other)
+    with pytest.raises(ValueError):
+        pagedattn.plan([0, 5, 3], [0, 5, 5], device=0)  # decreasing qo_indptr
+
+
+def test_wrapper_host_indptrs_plan_on_the_host():
+    """FlashInfer's callers often pass host index tensors to plan(): the
+    wrapper copies them to the device and plans there once; same bits as
+    with CUDA index tensors."""
+    c = make([300, 20, 0, 77], [300, 500, 9, 77], seed=62)
+    ws = torch.empty(128 << 20, dtype=torch.uint8, device=DEV)
+    batch = len(c["qo"]) - 1
+    results = []
+    for where in ("cuda", "cpu"):
+        w = pagedattn.BatchPrefillWithPagedKVCacheWrapper(ws, "NHD")
+        w.plan(c["qo_indptr"].to(where), c["kv_indptr"].to(where), c["kv_indices"].to(where),
+               torch.ones(batch, dtype=torch.int32, device=where), 24, 4, 128, 1, causal=True,
+               sm_scale=0.09, q_data_type=torch.bfloat16)
+        assert (w._host_plan is not None) == (where == "cpu")
+        results.append(w.run(c["q"], (c["k_cache"], c["v_cache"]), return_lse=True))
+    torch.cuda.synchronize()
+    assert torch.equal(results[0][0], results[1][0]) and torch.equal(results[0][1], results[1][1])
+    assert_close(*results[1], *ref(c, 0.09))
+
+
 # ---------------------------------------------------------------- DLPack producers
 
 class Foreign:

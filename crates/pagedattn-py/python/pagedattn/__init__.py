@@ -14,6 +14,8 @@ run the exact CPU backend.
   :class:`DeviceIndexError` on bad page ids / indptrs in device memory;
 - :func:`bind` -- validates a GPU call once; the returned object only
   launches (the lowest host overhead for buffers reused call after call);
+- :func:`plan` -- plans calls with given host indptrs once (``run(...,
+  plan=p)`` then skips the kernel's own planning step);
 - :class:`BatchPrefillWithPagedKVCacheWrapper` -- drop-in for FlashInfer's
   class, for what this operation covers.
 """
@@ -26,8 +28,10 @@ from ._native import (
     PAGE_SIZE,
     BoundCall,
     DeviceIndexError,
+    Plan,
     bind,
     build_info,
+    plan,
     prepare,
     run,
     run_dps,
@@ -44,6 +48,8 @@ __all__ = [
     "run_checked",
     "bind",
     "BoundCall",
+    "plan",
+    "Plan",
     "attention",
     "prepare",
     "take_device_errors",

@@ -5,11 +5,14 @@ layout. Anything else raises ``NotImplementedError`` saying what is supported.
 
 Differences from FlashInfer that a caller can see:
 
-- ``plan()`` does no device work and no synchronisation: it checks the
-  arguments and keeps references to the index tensors (in CUDA-graph mode,
-  ``use_cuda_graph=True`` with ``*_buf`` buffers, it copies them into the
-  buffers, as FlashInfer does). The index tensors must be on ``q``'s device
-  when ``run()`` is called (FlashInfer also accepts host tensors there).
+- ``plan()`` with CUDA index tensors does no device work and no
+  synchronisation: it checks the arguments and keeps references to the
+  tensors, and each ``run()`` plans its work units on the device (in
+  CUDA-graph mode, ``use_cuda_graph=True`` with ``*_buf`` buffers, it copies
+  them into the buffers, as FlashInfer does). With host (CPU) index tensors,
+  as FlashInfer's callers often pass them, ``plan()`` copies them to the
+  device and makes the work-unit plan there once (``pagedattn.plan``), so
+  every ``run()`` of that plan skips the kernel's planning step.
 - The workspace buffers are accepted and not used (the kernel keeps its own
   workspace per stream); ``backend`` is accepted and ignored (one kernel).
 - ``paged_kv_cache`` as one ``[num_pages, 2, 1, 4, 128]`` tensor costs one
@@ -21,7 +24,7 @@ Differences from FlashInfer that a caller can see:
 
 import math
 
-from ._native import HEAD_DIM, NUM_KV_HEADS, NUM_QO_HEADS, PAGE_SIZE, run as _run
+from ._native import HEAD_DIM, NUM_KV_HEADS, NUM_QO_HEADS, PAGE_SIZE, plan as _native_plan, run as _run
 
 _SUPPORTED = ("pagedattn supports num_qo_heads=24, num_kv_heads=4, head_dim=128, page_size=1, "
               "causal=True, bfloat16 q/kv/output, kv_layout='NHD', no custom mask, no positional "
@@ -39,6 +42,19 @@ def _dtype_name(d):
         return {"bf16": "bfloat16", "fp16": "float16", "half": "float16"}.get(d, d)
     s = str(d)  # torch.bfloat16 -> "torch.bfloat16"
     return s[len("torch."):] if s.startswith("torch.") else s
+
+
+def _on_host(x):
+    """Whether an index argument is in host memory (a CPU tensor or a
+    sequence), where plan() can read it without synchronising."""
+    return not getattr(x, "is_cuda", False) and not hasattr(x, "__cuda_array_interface__")
+
+
+def _to_device(x, device):
+    import torch
+    if not isinstance(x, torch.Tensor):
+        x = torch.as_tensor(x, dtype=torch.int32)
+    return x.to(device=device, dtype=torch.int32)
 
 
 class BatchPrefillWithPagedKVCacheWrapper:
@@ -64,6 +80,20 @@ class BatchPrefillWithPagedKVCacheWrapper:
         self._paged_kv_last_page_len_buf = paged_kv_last_page_len_buf
         self._backend = backend
         self._plan = None
+        self._host_plan = None
+
+    def _device(self):
+        """The CUDA device of this wrapper's calls: the workspace buffer's
+        (None for a host buffer: CPU calls), else torch's current one; None
+        without CUDA."""
+        buf = self._float_workspace_buffer
+        if buf is not None:
+            return buf.device if getattr(buf, "is_cuda", False) else None
+        try:
+            import torch
+        except ImportError:
+            return None
+        return torch.device("cuda", torch.cuda.current_device()) if torch.cuda.is_available() else None
 
     @property
     def is_cuda_graph_enabled(self):
@@ -145,6 +175,16 @@ class BatchPrefillWithPagedKVCacheWrapper:
                 idx_view.copy_(paged_kv_indices, non_blocking=non_blocking)
             qo_indptr, paged_kv_indptr, paged_kv_indices = (
                 self._qo_indptr_buf, self._paged_kv_indptr_buf, idx_view)
+        self._host_plan = None
+        if not self._use_cuda_graph and _on_host(qo_indptr) and _on_host(paged_kv_indptr):
+            device = self._device()
+            if device is not None:
+                # Host indptrs: plan on the host once (validated there), and
+                # keep device copies of the indices for CUDA calls (CPU
+                # calls keep using the host tensors).
+                self._host_plan = (
+                    _native_plan(qo_indptr, paged_kv_indptr, device=device.index),
+                    tuple(_to_device(x, device) for x in (qo_indptr, paged_kv_indptr, paged_kv_indices)))
         self._plan = (qo_indptr, paged_kv_indptr, paged_kv_indices,
                       float(sm_scale) if sm_scale is not None else 1.0 / math.sqrt(HEAD_DIM))
 
@@ -182,6 +222,10 @@ class BatchPrefillWithPagedKVCacheWrapper:
         if lse_base not in ("log2", "ln"):
             raise _unsupported(f"lse_base={lse_base!r}")
         qo_indptr, kv_indptr, kv_indices, sm_scale = self._plan
+        native_plan = None
+        if (self._host_plan is not None and getattr(q, "is_cuda", False)
+                and q.device.index == self._host_plan[0].device):
+            native_plan, (qo_indptr, kv_indptr, kv_indices) = self._host_plan
         if isinstance(paged_kv_cache, (tuple, list)):
             if len(paged_kv_cache) != 2:
                 raise ValueError(f"paged_kv_cache as a tuple must be (k_cache, v_cache), got {len(paged_kv_cache)} tensors")
@@ -195,7 +239,8 @@ class BatchPrefillWithPagedKVCacheWrapper:
             out = torch.empty((total_q, NUM_QO_HEADS, HEAD_DIM), dtype=torch.bfloat16, device=q.device)
         if lse is None:
             lse = torch.empty((total_q, NUM_QO_HEADS), dtype=torch.float32, device=q.device)
-        _run(q, k_cache, v_cache, qo_indptr, kv_indptr, kv_indices, sm_scale, out, lse)
+        _run(q, k_cache, v_cache, qo_indptr, kv_indptr, kv_indices, sm_scale, out, lse,
+             plan=native_plan)
         if not return_lse:
             return out
         if lse_base == "ln":

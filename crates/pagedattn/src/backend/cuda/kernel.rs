@@ -101,6 +101,20 @@ pub struct DevicePlan {
 }
 
 impl DevicePlan {
+    /// The plan applies to calls with its query rows, sequences and page-id
+    /// count (the page count does not enter it: page ids are checked on
+    /// the device).
+    fn check_dims(&self, dims: &Dims) -> Result<()> {
+        let h = &self.host.dims;
+        if (h.total_q, h.batch, h.num_kv_indices) != (dims.total_q, dims.batch, dims.num_kv_indices)
+        {
+            return Err(Error::PlanMismatch(format!(
+                "plan for {h:?}, call with {dims:?}"
+            )));
+        }
+        Ok(())
+    }
+
     /// The host-side validation and tile choice.
     pub fn host(&self) -> &HostPlan {
         &self.host
@@ -565,7 +579,9 @@ impl PagedPrefill {
     /// `kv_indptr` and, when given, `kv_indices` against `dims` (as
     /// [`HostPlan::new`]), makes the work-unit plan and uploads it with
     /// `stream`, which it then synchronises (not capturable; the launches
-    /// are). `Ok` plans are valid for launches on any stream of this context.
+    /// are). `Ok` plans are valid for launches on any stream of this context,
+    /// for calls of the same `total_q`, `batch` and `num_kv_indices`
+    /// (`dims.num_pages` only bounds `kv_indices` here, when given).
     pub fn plan(
         &self,
         stream: &Arc<CudaStream>,
@@ -625,12 +641,7 @@ impl PagedPrefill {
         lse: &mut CudaViewMut<'_, f32>,
         ws: &mut Workspace,
     ) -> Result<()> {
-        if plan.host.dims != p.dims {
-            return Err(Error::PlanMismatch(format!(
-                "plan for {:?}, call with {:?}",
-                plan.host.dims, p.dims
-            )));
-        }
+        plan.check_dims(&p.dims)?;
         let (call, _guards) = raw_call(stream, p, out, lse)?;
         // SAFETY: every address comes from a live cudarc view of the length
         // its shape needs (checked above), on this context.
@@ -679,6 +690,32 @@ impl PagedPrefill {
             },
         )?;
         self.launch_raw_with(self.config_for(&call.dims), stream, call, ws, None)
+    }
+
+    /// [`PagedPrefill::launch_raw`] for a call planned on the host
+    /// ([`PagedPrefill::plan`]; see [`PagedPrefill::launch_planned`]).
+    ///
+    /// # Safety
+    /// As [`PagedPrefill::launch_raw`].
+    pub unsafe fn launch_raw_planned(
+        &self,
+        stream: sys::CUstream,
+        call: &RawCall,
+        ws: &mut Workspace,
+        plan: &DevicePlan,
+    ) -> Result<()> {
+        plan.check_dims(&call.dims)?;
+        check_shapes(
+            &call.dims,
+            call.sm_scale,
+            InputLens {
+                q: call.dims.q_elems(),
+                k_cache: call.dims.kv_elems(),
+                v_cache: call.dims.kv_elems(),
+                kv_indices: call.dims.num_kv_indices,
+            },
+        )?;
+        self.launch_raw_with(plan.config, stream, call, ws, Some(plan))
     }
 
     /// The grid of a call and whether it is direct (a unit per CTA at most
