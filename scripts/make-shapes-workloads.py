@@ -53,3 +53,16 @@ with open(path, "w") as f:
     for w in out:
         f.write(json.dumps(w, separators=(",", ":")) + "\n")
 print(f"{path}: {len(out)} workloads")
+
+# workloads/prefix.jsonl: cached prefixes (kv_len well above q_len), for the
+# tile-configuration and split choices of such calls.
+prefix = []
+for q, k, b in [(16, 4096, 8), (32, 4096, 8), (64, 4096, 4), (128, 4096, 4), (256, 4096, 2),
+                (512, 4096, 2), (64, 1024, 16), (128, 1024, 16), (256, 1024, 8), (128, 16384, 1),
+                (512, 16384, 1), (32, 16384, 2), (1000, 8000, 1)]:
+    prefix.append(workload(f"prefix_q{q}_kv{k}_b{b}", [(q, k)] * b))
+prefix.append(workload("prefix_mixed_b32", [(rng.randint(1, 256), rng.randint(500, 4000)) for _ in range(32)]))
+with open(path.parent / "prefix.jsonl", "w") as f:
+    for w in prefix:
+        f.write(json.dumps(w, separators=(",", ":")) + "\n")
+print(f"{path.parent / 'prefix.jsonl'}: {len(prefix)} workloads")

@@ -47,17 +47,25 @@ impl TileConfig {
 
     /// The configuration for a call, from what the host knows without reading
     /// device memory: the mean query and key counts per sequence
-    /// (`total_q / batch`, `num_kv_indices / batch`). Short sequences give
-    /// few key blocks per tile, so a tile's cost is mostly load latency,
-    /// which the persistent two-CTAs-per-SM configuration hides; long ones are
-    /// bound by math and K/V traffic, which 128-row tiles halve. A tile sees
-    /// at most its sequence's keys, so sequences with fewer keys than
-    /// queries count as short.
+    /// (`total_q / batch`, `num_kv_indices / batch`). A tile's work is its
+    /// rows times its keys: with few keys per sequence it is mostly load
+    /// latency, which the persistent two-CTAs-per-SM configuration hides;
+    /// with many it is math and K/V traffic, which 128-row tiles halve, even
+    /// for short queries over a long cached prefix (from 16 queries, 96 of a
+    /// tile's 128 rows).
     pub fn choose(total_q: usize, num_kv_indices: usize, batch: usize) -> TileConfig {
-        if batch == 0 || total_q.min(num_kv_indices) / batch < M64_MAX_MEAN_Q_LEN {
-            TileConfig::M64
-        } else {
+        if batch == 0 {
+            return TileConfig::M64;
+        }
+        Self::for_means(total_q / batch, num_kv_indices / batch)
+    }
+
+    /// The configuration for sequences of `mean_q` queries over `mean_kv` keys.
+    pub fn for_means(mean_q: usize, mean_kv: usize) -> TileConfig {
+        if mean_kv >= M64_MAX_MEAN_Q_LEN && mean_q >= M128_MIN_MEAN_Q_LEN {
             TileConfig::M128
+        } else {
+            TileConfig::M64
         }
     }
 }
@@ -104,9 +112,9 @@ pub struct HostPlan {
 
 impl HostPlan {
     /// Validates `qo_indptr`, `kv_indptr` (and `kv_indices` when `Some`)
-    /// against `dims` and chooses the tile configuration: `M64` when the mean
-    /// of min(query length, key length) over the sequences that have queries
-    /// is below [`M64_MAX_MEAN_Q_LEN`].
+    /// against `dims` and chooses the tile configuration
+    /// ([`TileConfig::for_means`]) from the mean query and key lengths of
+    /// the sequences that have queries.
     pub fn new(
         dims: &crate::problem::Dims,
         qo_indptr: &[i32],
@@ -120,20 +128,22 @@ impl HostPlan {
             check_len("kv_indices", dims.num_kv_indices, idx.len())?;
             check_page_ids(dims, idx)?;
         }
-        // Mean over the sequences with queries of min(queries, keys): a
-        // tile sees at most its sequence's keys.
-        let (mut with_queries, mut short_side) = (0usize, 0usize);
+        // Means over the sequences with queries (the others have no tiles).
+        let (mut with_queries, mut queries, mut keys) = (0usize, 0usize, 0usize);
         for (q, k) in qo_indptr.windows(2).zip(kv_indptr.windows(2)) {
             let (q_len, kv_len) = ((q[1] - q[0]) as usize, (k[1] - k[0]) as usize);
             if q_len > 0 {
                 with_queries += 1;
-                short_side += q_len.min(kv_len);
+                queries += q_len;
+                keys += kv_len;
             }
         }
-        let config = if with_queries == 0 || short_side / with_queries < M64_MAX_MEAN_Q_LEN {
-            TileConfig::M64
-        } else {
-            TileConfig::M128
+        let config = match (
+            queries.checked_div(with_queries),
+            keys.checked_div(with_queries),
+        ) {
+            (Some(mean_q), Some(mean_kv)) => TileConfig::for_means(mean_q, mean_kv),
+            _ => TileConfig::M64,
         };
         Ok(HostPlan {
             dims: *dims,
@@ -142,14 +152,20 @@ impl HostPlan {
     }
 }
 
-/// Mean query length (or key length, where smaller) below which
-/// [`TileConfig::choose`] picks `M64`. Set from both configurations of the
-/// persistent kernel timed on every seed and scale workload on the H200
-/// (BENCHMARKS.md, v7): m128 wins from seed10 (mean 329) and seed07 (559)
-/// up, m64 at seed14 (306) and below; with 600 queries over 0-300 keys per
-/// sequence (`workloads/shapes.jsonl`, q_gt_kv_b8) m64 took 26.8 us and m128
-/// 30.0 (fourth session).
+/// Mean key count per sequence below which [`TileConfig::choose`] picks
+/// `M64`. Set from both configurations of the persistent kernel timed on every
+/// seed and scale workload on the H200 (BENCHMARKS.md, v7; there keys equal
+/// queries): m128 wins from seed10 (mean 329) and seed07 (559) up, m64 at
+/// seed14 (306) and below; with 600 queries over 0-300 keys per sequence
+/// (`workloads/shapes.jsonl`, q_gt_kv_b8) m64 took 26.8 us and m128 30.0.
 pub const M64_MAX_MEAN_Q_LEN: usize = 320;
+
+/// Mean query count per sequence from which [`TileConfig::choose`] picks
+/// `M128` (given enough keys): on cached prefixes (`workloads/prefix.jsonl`,
+/// 16 to 1000 queries over 1024 to 16384 keys) m128 was 13-22% faster than
+/// m64 on every call but one (32 queries over 16384 keys: within 2%), from
+/// 16 queries (96 of a tile's 128 rows) up (fourth session).
+pub const M128_MIN_MEAN_Q_LEN: usize = 16;
 
 /// First tile index of sequence `b`, given `qo_indptr[b]`.
 pub fn tile_start(qo_start: usize, b: usize, block_m: usize) -> usize {
@@ -180,6 +196,9 @@ mod tests {
         assert_eq!(TileConfig::choose(1000, 1010, 2), TileConfig::M128);
         // More queries than keys: the tiles see few keys, m64.
         assert_eq!(TileConfig::choose(4800, 1678, 8), TileConfig::M64);
+        // A cached prefix: few queries over many keys, m128; one query, m64.
+        assert_eq!(TileConfig::choose(512, 16384, 4), TileConfig::M128);
+        assert_eq!(TileConfig::choose(128, 65536, 128), TileConfig::M64);
         let few_keys = HostPlan::new(
             &Dims::new(1200, 300, 2, 300),
             &[0, 600, 1200],
