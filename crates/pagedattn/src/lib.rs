@@ -76,7 +76,8 @@
 //!   and its validation;
 //! - [`schedule`]: how the work is cut into tiles, [`HostPlan`];
 //! - [`units`]: the kernel's work units (tiles and split-KV chunks), a
-//!   mirror of the plan the kernel builds on the device;
+//!   mirror of the plan the kernel builds on the device, and that plan made
+//!   on the host ([`DevicePlan`], from `PagedPrefill::plan`);
 //! - [`backend`]: the CPU backend and the CUDA backend with its launch API;
 //! - [`check`]: comparison with a reference by the SPEC.md bound;
 //! - [`error`]: typed errors; nothing panics on bad input.

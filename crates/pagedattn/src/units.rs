@@ -1,8 +1,10 @@
 //! The kernel's work units: how one call is cut into pieces that the
 //! persistent CTAs take one at a time. This is a bit-exact mirror of
 //! `kernels/attn/scheduler.cuh`, which computes the same plan on the device
-//! from the indptrs at the start of every CTA (no host synchronisation); the
-//! host side exists for tests and for reasoning about a call.
+//! from the indptrs at the start of every CTA (no host synchronisation). On
+//! the host it serves the tests, reasoning about a call, and
+//! [`plan_image`]: the same plan made on the host, which
+//! `PagedPrefill::plan` uploads so that the kernel copies it instead.
 //!
 //! A *tile* is `block_m` packed rows (token-major, the 6 query heads of one
 //! kv head per token) of one sequence and one kv head; it sees `n` key blocks
