@@ -16,6 +16,8 @@
 //                    epilogue (attn/epilogue.cuh) or, for a chunk, its
 //                    partial result and possibly the merge of the tile's
 //                    chunks (attn/merge.cuh).
+// Calls with at most one unit per CTA and nothing to split launch the
+// _direct entry points: the same code without plan, tickets or merge.
 #include <cuda_bf16.h>
 
 #if defined(__CUDA_ARCH__) && !defined(__CUDA_ARCH_FEAT_SM90_ALL)
