@@ -198,17 +198,30 @@ pub struct UnitPlan {
 
 /// A sequence's lengths as the kernel reads them: a bad range counts as empty.
 fn seq_lens(qo: &[i32], kv: &[i32], b: usize, total_q: usize, num_kv_indices: usize) -> (i64, i64) {
-    let (q0, q1, k0, k1) = (
-        qo[b] as i64,
-        qo[b + 1] as i64,
-        kv[b] as i64,
-        kv[b + 1] as i64,
-    );
-    if q0 < 0 || q1 < q0 || q1 > total_q as i64 || k0 < 0 || k1 < k0 || k1 > num_kv_indices as i64 {
-        (0, 0)
-    } else {
-        (q1 - q0, k1 - k0)
-    }
+    let r = seq_range(qo, kv, b, total_q, num_kv_indices);
+    (r[1] as i64, r[3] as i64)
+}
+
+/// What a plan is made from: the call's tile shape, its indptrs and sizes,
+/// and the launch it is for (grid and merge slots).
+#[derive(Clone, Copy, Debug)]
+pub struct PlanInputs<'a> {
+    /// Tile shape.
+    pub config: TileConfig,
+    /// `[batch + 1]` query offsets.
+    pub qo_indptr: &'a [i32],
+    /// `[batch + 1]` page-id offsets.
+    pub kv_indptr: &'a [i32],
+    /// Query rows of the call.
+    pub total_q: usize,
+    /// Page ids of the call.
+    pub num_kv_indices: usize,
+    /// CTAs of the launch.
+    pub grid: usize,
+    /// The split policy.
+    pub split: SplitPolicy,
+    /// Merge slots the workspace holds for this configuration.
+    pub partial_slots: usize,
 }
 
 /// What the plan decides before it lists the units: the sequences' shapes,
@@ -224,19 +237,19 @@ struct Schedule {
 }
 
 impl Schedule {
-    /// `None` for batches the device plan does not handle (empty, or above
+    /// `None` for batches the device plan does not handle (above
     /// [`plan_max_batch`]).
-    #[allow(clippy::too_many_arguments)]
-    fn new(
-        config: TileConfig,
-        qo_indptr: &[i32],
-        kv_indptr: &[i32],
-        total_q: usize,
-        num_kv_indices: usize,
-        grid: usize,
-        split: SplitPolicy,
-        partial_slots: usize,
-    ) -> Option<Schedule> {
+    fn new(inp: &PlanInputs<'_>) -> Option<Schedule> {
+        let PlanInputs {
+            config,
+            qo_indptr,
+            kv_indptr,
+            total_q,
+            num_kv_indices,
+            grid,
+            split,
+            partial_slots,
+        } = *inp;
         let batch = qo_indptr.len().saturating_sub(1);
         if batch > plan_max_batch(config) {
             return None;
@@ -323,31 +336,13 @@ pub fn plan_scan_len(config: TileConfig) -> usize {
 /// kernel copies the parts a batch uses instead of building them from the
 /// indptrs. `None` where the kernel has no plan (empty batch, or above
 /// [`plan_max_batch`]).
-#[allow(clippy::too_many_arguments)]
-pub fn plan_image(
-    config: TileConfig,
-    qo_indptr: &[i32],
-    kv_indptr: &[i32],
-    total_q: usize,
-    num_kv_indices: usize,
-    grid: usize,
-    split: SplitPolicy,
-    partial_slots: usize,
-) -> Option<Vec<i32>> {
+pub fn plan_image(inp: &PlanInputs<'_>) -> Option<Vec<i32>> {
+    let (config, qo_indptr, kv_indptr) = (inp.config, inp.qo_indptr, inp.kv_indptr);
     let batch = qo_indptr.len().saturating_sub(1);
     if batch == 0 {
         return None;
     }
-    let sch = Schedule::new(
-        config,
-        qo_indptr,
-        kv_indptr,
-        total_q,
-        num_kv_indices,
-        grid,
-        split,
-        partial_slots,
-    )?;
+    let sch = Schedule::new(inp)?;
     let (scan, max) = (plan_scan_len(config), plan_max_batch(config));
     let (pre_split, pre_tiles) = (PLAN_IMAGE_HEADER, PLAN_IMAGE_HEADER + scan);
     let unsplit = pre_tiles + scan;
@@ -363,8 +358,8 @@ pub fn plan_image(
             qo_indptr,
             kv_indptr,
             b,
-            total_q,
-            num_kv_indices,
+            inp.total_q,
+            inp.num_kv_indices,
         ));
         pa += a;
         pu += u;
@@ -398,30 +393,18 @@ fn seq_range(qo: &[i32], kv: &[i32], b: usize, total_q: usize, num_kv_indices: u
 }
 
 impl UnitPlan {
-    /// The plan the kernel builds for this call on a grid of `grid` CTAs
-    /// whose workspace holds `partial_slots` merge slots.
-    #[allow(clippy::too_many_arguments)]
-    pub fn new(
-        config: TileConfig,
-        qo_indptr: &[i32],
-        kv_indptr: &[i32],
-        total_q: usize,
-        num_kv_indices: usize,
-        grid: usize,
-        split: SplitPolicy,
-        partial_slots: usize,
-    ) -> UnitPlan {
+    /// The plan the kernel builds for this call.
+    pub fn new(inp: &PlanInputs<'_>) -> UnitPlan {
         let heads = NUM_KV_HEADS;
-        let Some(sch) = Schedule::new(
+        let PlanInputs {
             config,
             qo_indptr,
             kv_indptr,
             total_q,
             num_kv_indices,
-            grid,
-            split,
-            partial_slots,
-        ) else {
+            ..
+        } = *inp;
+        let Some(sch) = Schedule::new(inp) else {
             return Self::fallback(config, qo_indptr, kv_indptr, total_q, num_kv_indices);
         };
         let Schedule {
@@ -770,11 +753,20 @@ mod tests {
                     SplitPolicy::Blocks(3),
                 ] {
                     for (grid, slots) in [(132, 264), (264, 528), (7, 3)] {
-                        let plan =
-                            UnitPlan::new(config, &qo, &kv, total_q, nki, grid, split, slots);
+                        let inp = PlanInputs {
+                            config,
+                            qo_indptr: &qo,
+                            kv_indptr: &kv,
+                            total_q,
+                            num_kv_indices: nki,
+                            grid,
+                            split,
+                            partial_slots: slots,
+                        };
+                        let plan = UnitPlan::new(&inp);
                         assert!(plan.split_units <= slots);
                         check_cover(&plan, &qo, &kv, total_q, slots);
-                        let img = plan_image(config, &qo, &kv, total_q, nki, grid, split, slots);
+                        let img = plan_image(&inp);
                         assert_eq!(img.is_some(), plan.planned);
                         if let Some(img) = img {
                             check_image(&plan, &img, &qo, &kv, total_q);
@@ -791,33 +783,28 @@ mod tests {
     fn auto_split_only_where_it_pays() {
         // One sequence of 1307 tokens on 132 CTAs (m128): its longest tile
         // (11 blocks) is under 1.5x the mean work per CTA: nothing split.
+        // One m128 sequence on 132 CTAs with 264 merge slots.
+        let one = |qo: &[i32], kv: &[i32]| {
+            UnitPlan::new(&PlanInputs {
+                config: TileConfig::M128,
+                qo_indptr: qo,
+                kv_indptr: kv,
+                total_q: qo[1] as usize,
+                num_kv_indices: kv[1] as usize,
+                grid: 132,
+                split: SplitPolicy::Auto,
+                partial_slots: 264,
+            })
+        };
         let qo = [0, 1307];
-        let plan = UnitPlan::new(
-            TileConfig::M128,
-            &qo,
-            &qo,
-            1307,
-            1307,
-            132,
-            SplitPolicy::Auto,
-            264,
-        );
+        let plan = one(&qo, &qo);
         assert_eq!(plan.split_units, 0);
         // A cached prefix: 100 queries over 8000 keys give 5 tiles of 63
         // blocks per head on 132 CTAs: split, each chunk at most 1.5x the
         // mean work, at most 16 chunks per tile.
         let qo = [0, 100];
         let kv = [0, 8000];
-        let plan = UnitPlan::new(
-            TileConfig::M128,
-            &qo,
-            &kv,
-            100,
-            8000,
-            132,
-            SplitPolicy::Auto,
-            264,
-        );
+        let plan = one(&qo, &kv);
         assert!(plan.split_units > 0);
         let work: i64 = 4 * 5 * 63;
         assert_eq!(

@@ -311,6 +311,22 @@ fn raw_call<'a>(
     Ok((call, [g1, g2, g3, g4, g5, g6, g7, g8]))
 }
 
+/// The geometry and `sm_scale` of a call given by raw addresses (whose
+/// buffers have, by the caller's contract, the lengths of its dims).
+fn check_raw_shapes(call: &RawCall) -> Result<()> {
+    let d = &call.dims;
+    check_shapes(
+        d,
+        call.sm_scale,
+        InputLens {
+            q: d.q_elems(),
+            k_cache: d.kv_elems(),
+            v_cache: d.kv_elems(),
+            kv_indices: d.num_kv_indices,
+        },
+    )
+}
+
 /// Alignment and aliasing of a call's buffers (and its workspace, if any):
 /// 16-byte row loads and stores of q, the caches and the output, 4-byte
 /// index and lse accesses; no output overlapping any other buffer.
@@ -595,16 +611,16 @@ impl PagedPrefill {
         let shape = self.launch_shape(config, dims);
         let partial_slots = self.partial_slots(config);
         let image = match shape {
-            Some((grid, false)) => units::plan_image(
+            Some((grid, false)) => units::plan_image(&units::PlanInputs {
                 config,
                 qo_indptr,
                 kv_indptr,
-                dims.total_q,
-                dims.num_kv_indices,
-                grid as usize,
-                self.opts.split,
-                partial_slots as usize,
-            ),
+                total_q: dims.total_q,
+                num_kv_indices: dims.num_kv_indices,
+                grid: grid as usize,
+                split: self.opts.split,
+                partial_slots: partial_slots as usize,
+            }),
             _ => None,
         };
         let image = match image {
@@ -679,16 +695,7 @@ impl PagedPrefill {
         call: &RawCall,
         ws: &mut Workspace,
     ) -> Result<()> {
-        check_shapes(
-            &call.dims,
-            call.sm_scale,
-            InputLens {
-                q: call.dims.q_elems(),
-                k_cache: call.dims.kv_elems(),
-                v_cache: call.dims.kv_elems(),
-                kv_indices: call.dims.num_kv_indices,
-            },
-        )?;
+        check_raw_shapes(call)?;
         self.launch_raw_with(self.config_for(&call.dims), stream, call, ws, None)
     }
 
@@ -705,16 +712,7 @@ impl PagedPrefill {
         plan: &DevicePlan,
     ) -> Result<()> {
         plan.check_dims(&call.dims)?;
-        check_shapes(
-            &call.dims,
-            call.sm_scale,
-            InputLens {
-                q: call.dims.q_elems(),
-                k_cache: call.dims.kv_elems(),
-                v_cache: call.dims.kv_elems(),
-                kv_indices: call.dims.num_kv_indices,
-            },
-        )?;
+        check_raw_shapes(call)?;
         self.launch_raw_with(plan.config, stream, call, ws, Some(plan))
     }
 
