@@ -322,10 +322,39 @@ impl Schedule {
 /// Ints of a plan image's header (split size, split units, units, planned).
 pub const PLAN_IMAGE_HEADER: usize = 4;
 
-/// Length of a plan image's two prefix arrays (`plan_max_batch + 1`, in
-/// whole 16-byte rows: `PlanStorage::kScanLen` of the kernel).
-pub fn plan_scan_len(config: TileConfig) -> usize {
-    (plan_max_batch(config) + 1).div_ceil(4) * 4
+/// Offsets (in ints) of a plan image's arrays, as in `PlanStorage` of the
+/// kernel: every array in whole 16-byte rows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PlanImageLayout {
+    /// Exclusive prefix of split chunks, by rank (`plan_max_batch + 1`).
+    pub pre_split: usize,
+    /// Exclusive prefix of unsplit tiles, by rank (`plan_max_batch + 1`).
+    pub pre_tiles: usize,
+    /// Unsplit tiles, by rank.
+    pub unsplit: usize,
+    /// `(q_start, q_len, kv_start, kv_len)`, by rank.
+    pub range: usize,
+    /// Ints in all.
+    pub len: usize,
+}
+
+impl PlanImageLayout {
+    /// The layout for `config`'s plan capacity.
+    pub fn of(config: TileConfig) -> PlanImageLayout {
+        let max = plan_max_batch(config);
+        let scan = (max + 1).div_ceil(4) * 4; // PlanStorage::kScanLen
+        let pre_split = PLAN_IMAGE_HEADER;
+        let pre_tiles = pre_split + scan;
+        let unsplit = pre_tiles + scan;
+        let range = unsplit + max.div_ceil(4) * 4;
+        PlanImageLayout {
+            pre_split,
+            pre_tiles,
+            unsplit,
+            range,
+            len: range + 4 * max,
+        }
+    }
 }
 
 /// The plan the kernel would build for this call, made on the host in the
@@ -343,11 +372,14 @@ pub fn plan_image(inp: &PlanInputs<'_>) -> Option<Vec<i32>> {
         return None;
     }
     let sch = Schedule::new(inp)?;
-    let (scan, max) = (plan_scan_len(config), plan_max_batch(config));
-    let (pre_split, pre_tiles) = (PLAN_IMAGE_HEADER, PLAN_IMAGE_HEADER + scan);
-    let unsplit = pre_tiles + scan;
-    let range = unsplit + max.div_ceil(4) * 4;
-    let mut img = vec![0i32; range + 4 * max];
+    let PlanImageLayout {
+        pre_split,
+        pre_tiles,
+        unsplit,
+        range,
+        len,
+    } = PlanImageLayout::of(config);
+    let mut img = vec![0i32; len];
     let (mut pa, mut pu) = (0i64, 0i64);
     for (r, &b) in sch.order.iter().enumerate() {
         let (a, u) = sch.parts(b);
@@ -396,27 +428,20 @@ impl UnitPlan {
     /// The plan the kernel builds for this call.
     pub fn new(inp: &PlanInputs<'_>) -> UnitPlan {
         let heads = NUM_KV_HEADS;
-        let PlanInputs {
-            config,
-            qo_indptr,
-            kv_indptr,
-            total_q,
-            num_kv_indices,
-            ..
-        } = *inp;
         let Some(sch) = Schedule::new(inp) else {
-            return Self::fallback(config, qo_indptr, kv_indptr, total_q, num_kv_indices);
+            return Self::fallback(
+                inp.config,
+                inp.qo_indptr,
+                inp.kv_indptr,
+                inp.total_q,
+                inp.num_kv_indices,
+            );
         };
-        let Schedule {
-            shapes,
-            chunk,
-            split_units,
-            order,
-        } = sch;
+        let (chunk, split_units) = (sch.chunk, sch.split_units);
         let mut units = Vec::new();
         // Phase 1: chunks of split tiles.
-        for &b in &order {
-            let s = &shapes[b];
+        for &b in &sch.order {
+            let s = &sch.shapes[b];
             if chunk == i64::MAX {
                 break;
             }
@@ -443,13 +468,9 @@ impl UnitPlan {
         }
         debug_assert_eq!(units.len(), split_units);
         // Phase 2: unsplit tiles.
-        for &b in &order {
-            let s = &shapes[b];
-            let unsplit = if chunk == i64::MAX {
-                s.tiles()
-            } else {
-                s.unsplit(chunk)
-            };
+        for &b in &sch.order {
+            let s = &sch.shapes[b];
+            let (_, unsplit) = sch.parts(b);
             for m in (0..unsplit).rev() {
                 for h in 0..heads {
                     units.push(Unit {
@@ -466,7 +487,7 @@ impl UnitPlan {
             }
         }
         UnitPlan {
-            config,
+            config: inp.config,
             chunk,
             split_units,
             units,
@@ -649,10 +670,13 @@ mod tests {
         let config = plan.config;
         let batch = qo.len() - 1;
         let nki = *kv.last().unwrap() as usize;
-        let scan = plan_scan_len(config);
-        let (pre_split, pre_tiles) = (PLAN_IMAGE_HEADER, PLAN_IMAGE_HEADER + scan);
-        let unsplit = pre_tiles + scan;
-        let range = unsplit + plan_max_batch(config).div_ceil(4) * 4;
+        let PlanImageLayout {
+            pre_split,
+            pre_tiles,
+            unsplit,
+            range,
+            ..
+        } = PlanImageLayout::of(config);
         let (chunk, n_split, n_units) = (img[0] as i64, img[1] as usize, img[2] as usize);
         assert_eq!(img[3], 1);
         assert_eq!(n_units, plan.units.len());

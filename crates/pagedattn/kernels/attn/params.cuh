@@ -43,8 +43,6 @@ struct Params {
   int tiles_per_head;            // schedule::tiles_per_head(total_q, batch, kBlockM)
   int partial_slots;             // merge slots the workspace holds for this configuration
   int split_blocks;              // 0: automatic split; -1: never; n > 0: chunks of at most n key blocks
-  int direct;                    // 1: at most one unit per CTA and nothing to split (host-checked from the
-                                 //    shapes): tiles in the fixed order, no plan
   float sm_scale;                // natural-log scale of the logits
   float sm_scale_log2;           // sm_scale * log2(e): softmax runs in exp2
 };

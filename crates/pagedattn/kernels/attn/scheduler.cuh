@@ -121,7 +121,7 @@ __device__ __forceinline__ SeqRange load_seq(const Params& p, int b) {
 template <int kMaxBatch>
 struct alignas(16) PlanStorage {
   static constexpr int kMax = kMaxBatch;
-  static constexpr int kScanLen = (kMaxBatch + 1 + 3) / 4 * 4;  // units::plan_scan_len
+  static constexpr int kScanLen = (kMaxBatch + 1 + 3) / 4 * 4;  // units::PlanImageLayout
   static constexpr int kSeqLen = (kMaxBatch + 3) / 4 * 4;
   int chunk;                     // split size C in key blocks (kNoSplit: none)
   int n_split;                   // units of split tiles (4 per chunk)

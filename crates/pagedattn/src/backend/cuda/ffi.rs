@@ -82,7 +82,6 @@ pub(crate) struct Params {
     pub tiles_per_head: i32,
     pub partial_slots: i32,
     pub split_blocks: i32,
-    pub direct: i32,
     pub sm_scale: f32,
     pub sm_scale_log2: f32,
 }

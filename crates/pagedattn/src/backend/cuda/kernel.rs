@@ -762,7 +762,6 @@ impl PagedPrefill {
             return Ok(()); // no sequences and no rows: nothing to compute
         };
         let k = self.kernel(config);
-        params.direct = i32::from(direct);
         if let Some(plan) = plan {
             if !Arc::ptr_eq(&plan.ctx, &self.ctx)
                 || plan.grid != grid
@@ -848,7 +847,6 @@ impl PagedPrefill {
             tiles_per_head: tiles as i32,
             partial_slots: self.partial_slots(config),
             split_blocks: self.opts.split.kernel_value(),
-            direct: 0,
             sm_scale: c.sm_scale,
             sm_scale_log2: c.sm_scale * std::f32::consts::LOG2_E,
         })
