@@ -15,11 +15,11 @@ use common::run_seed;
 
 use pagedattn::backend::cpu;
 use pagedattn::check::compare;
-use pagedattn::problem::{HostProblem, Output};
+use pagedattn::problem::{default_sm_scale, HostProblem, Output};
 use pagedattn::schedule::{SplitPolicy, TileConfig};
 use pagedattn::Error;
 use pagedattn::{CudaBackend, DeviceBuffers, Options};
-use pagedattn_cli::generate::{edge_cases, random_batch, BatchSpec};
+use pagedattn_cli::generate::{edge_cases, from_sequences, random_batch, BatchSpec};
 use pagedattn_cli::workload::{embedded_scale, embedded_seed, Workload};
 
 /// Runs the fast kernel (checked mode, poisoned outputs).
@@ -413,6 +413,15 @@ fn both_tile_configs_match_reference() {
 /// Plans on the host, then runs the planned launch (poisoned outputs,
 /// device errors read back).
 fn run_planned(b: &CudaBackend, p: &HostProblem<'_>) -> Result<(Output, bool), Error> {
+    let (out, image, _) = run_planned_config(b, p)?;
+    Ok((out, image))
+}
+
+/// [`run_planned`], also returning the tile configuration the plan chose.
+fn run_planned_config(
+    b: &CudaBackend,
+    p: &HostProblem<'_>,
+) -> Result<(Output, bool, TileConfig), Error> {
     let stream = b.stream();
     let plan = b.kernel().plan(
         stream,
@@ -425,13 +434,16 @@ fn run_planned(b: &CudaBackend, p: &HostProblem<'_>) -> Result<(Output, bool), E
     bufs.poison(stream)?;
     bufs.with_views(|v, out, lse, ws| b.kernel().launch_planned(&plan, stream, v, out, lse, ws))?;
     b.kernel().take_device_errors(stream, &mut bufs.workspace)?;
-    Ok((bufs.download(stream)?, plan.has_image()))
+    Ok((bufs.download(stream)?, plan.has_image(), plan.config()))
 }
 
 /// The host-plan path (`plan` + `launch_planned`): the kernel copies the
 /// unit plan made on the host instead of building it, so every call gives
-/// the same bits as the device-planned launch, with the automatic split and
-/// forced splits in both configurations, on seed workloads, edge cases and
+/// the same bits as the device-planned launch of the same tile configuration
+/// (the host plan chooses it from the real sequence lengths, the device
+/// launch from `total_q / batch` and `num_kv_indices / batch`, so with empty
+/// sequences or spare page ids the two may differ), with the automatic split
+/// and forced splits in both configurations, on seed workloads, edge cases and
 /// random batches (cached prefixes, empty sequences, up to 300 sequences);
 /// graph replays of a planned launch are equal too, and a plan for other
 /// dimensions or from another `PagedPrefill` is refused.
@@ -446,6 +458,15 @@ fn host_plan_launch_matches_device_plan() {
         .map(|&i| seeds[i].clone())
         .collect();
     cases.extend(edge_cases());
+    // Empty sequences: the device launch takes m64 (150 keys per sequence on
+    // average), the host plan m128 (200 queries over 600 keys).
+    let pages: Vec<i32> = (0..600).rev().collect();
+    cases.push(from_sequences(
+        "host-m128-device-m64",
+        600,
+        &[(0, vec![]), (200, pages), (0, vec![]), (0, vec![])],
+        default_sm_scale(),
+    ));
     for i in 0..24u64 {
         let spec = BatchSpec {
             max_batch: [4, 40, 300][i as usize % 3],
@@ -457,11 +478,7 @@ fn host_plan_launch_matches_device_plan() {
         cases.push(random_batch(seed ^ (0x900 + i), &spec));
     }
     let (mut calls, mut with_image) = (0, 0);
-    for (tile, split) in [
-        (None, SplitPolicy::Auto),
-        (Some(TileConfig::M64), SplitPolicy::Blocks(2)),
-        (Some(TileConfig::M128), SplitPolicy::Blocks(3)),
-    ] {
+    let backend = |tile, split| {
         let mut b = CudaBackend::new().expect("backend");
         b.set_options(Options {
             tile,
@@ -469,13 +486,38 @@ fn host_plan_launch_matches_device_plan() {
             ..Default::default()
         })
         .expect("options");
+        b
+    };
+    // The automatic tile choice's device launch, per configuration.
+    let forced = [
+        backend(Some(TileConfig::M64), SplitPolicy::Auto),
+        backend(Some(TileConfig::M128), SplitPolicy::Auto),
+    ];
+    let mut other_config = 0;
+    for (tile, split) in [
+        (None, SplitPolicy::Auto),
+        (Some(TileConfig::M64), SplitPolicy::Blocks(2)),
+        (Some(TileConfig::M128), SplitPolicy::Blocks(3)),
+    ] {
+        let b = backend(tile, split);
         for (i, w) in cases.iter().enumerate() {
             let inputs = w.inputs(seed);
             let p = inputs.problem();
             let name = format!("{tile:?} {split:?} {}", w.name);
-            let device = run_fast(&b, &p).unwrap_or_else(|e| panic!("{name}: {e}"));
-            let (host, image) = run_planned(&b, &p).unwrap_or_else(|e| panic!("{name}: {e}"));
-            assert!(bitwise_eq(&host, &device), "{name}: planned launch differs");
+            let (host, image, config) =
+                run_planned_config(&b, &p).unwrap_or_else(|e| panic!("{name}: {e}"));
+            let device_b = if b.kernel().config_for(&p.dims) == config {
+                &b
+            } else {
+                assert!(tile.is_none(), "{name}: a forced tile is the plan's");
+                other_config += 1;
+                &forced[usize::from(config == TileConfig::M128)]
+            };
+            let device = run_fast(device_b, &p).unwrap_or_else(|e| panic!("{name}: {e}"));
+            assert!(
+                bitwise_eq(&host, &device),
+                "{name}: planned launch ({config:?}) differs"
+            );
             if i % 4 == 0 {
                 let r = b.reference(&p).expect("reference");
                 assert_close(&name, &host, &r);
@@ -547,7 +589,8 @@ fn host_plan_launch_matches_device_plan() {
         .plan(stream, &p.dims, &p.qo_indptr[..1], p.kv_indptr, None);
     assert!(bad.is_err(), "{:?}", bad.err());
     println!(
-        "host plan: {calls} calls bitwise equal to the device plan ({with_image} with a plan image), \
+        "host plan: {calls} calls bitwise equal to the device plan ({with_image} with a plan image, \
+         {other_config} in the configuration the automatic device choice does not take), \
          graph replays equal, mismatched plans refused"
     );
 }

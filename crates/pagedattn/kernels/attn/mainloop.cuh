@@ -77,10 +77,10 @@ __device__ __forceinline__ void mainloop(const Params& p, typename T::SharedStor
   auto softmax_block = [&](int n) {
     if (n >= e.n_unmasked) {
       const int limit[2] = {row_last_key[0] - n * T::kBlockN - col0, row_last_key[1] - n * T::kBlockN - col0};
-      softmax.template step<true>(tSrS, scale, limit, corr);
+      softmax.template step<true, T::kMaskSecondSelect>(tSrS, scale, limit, corr);
     } else {
       const int limit[2] = {0, 0};
-      softmax.template step<false>(tSrS, scale, limit, corr);
+      softmax.template step<false, T::kMaskSecondSelect>(tSrS, scale, limit, corr);
     }
   };
   auto to_bf16 = [&]() {  // P = bf16(S), in the PV GEMM's A-operand registers

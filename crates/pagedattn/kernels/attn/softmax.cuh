@@ -63,16 +63,31 @@ struct OnlineSoftmax {
   // one add: the scale is folded into the FFMA, so the row extreme is taken on
   // raw scores (the max for scale >= 0, the min for scale < 0: scale * min is
   // the max of the scaled scores). Masked keys take a sentinel that loses the
-  // extreme, and their probability is set to 0 after the exp2, which keeps
-  // every scale (0 included) exact.
-  template <bool kMasked, class TS>
+  // extreme. Their probability is then 0 in one of two ways (kSecondSelect):
+  //  - true: set to 0 after the exp2, by a second select on the mask (the
+  //    compiler keeps the 64 predicates in bit masks between the two);
+  //  - false: by the sentinel itself, fmaf(sentinel, scale, finite) = -inf,
+  //    exp2 = 0, with no second select. Scale 0 would give NaN there, so a
+  //    masked block then computes the same softmax as scale 1 over logits
+  //    0 * s: visible keys weigh exp2(0 - max) as in the unmasked blocks.
+  // Both are exact for every scale; which is faster depends on the tile
+  // (KernelTraits::kMaskSecondSelect, measured).
+  template <bool kMasked, bool kSecondSelect, class TS>
   __device__ __forceinline__ void step(TS& tSrS, float scale, const int (&limit)[2], float (&corr)[2]) {
     constexpr int N = decltype(cute::size(std::declval<TS&>()))::value;
     static_assert(N % 16 == 0, "whole 16-column blocks");
+    auto visible = [&](int v) { return (v / 4) * 8 + (v % 2) <= limit[(v >> 1) & 1]; };
+    if constexpr (kMasked && !kSecondSelect) {
+      // keep is 1 (s * 1 == s, NaN and inf included) unless scale is 0.
+      const float keep = scale == 0.f ? 0.f : 1.f;
+      scale = scale == 0.f ? 1.f : scale;
+      const float sentinel = scale >= 0.f ? -INFINITY : INFINITY;
+      CUTLASS_PRAGMA_UNROLL
+      for (int v = 0; v < N; ++v) tSrS(v) = visible(v) ? tSrS(v) * keep : sentinel;
+    }
     const bool positive = scale >= 0.f;  // uniform across the CTA
     const float sentinel = positive ? -INFINITY : INFINITY;
-    auto visible = [&](int v) { return (v / 4) * 8 + (v % 2) <= limit[(v >> 1) & 1]; };
-    if constexpr (kMasked) {
+    if constexpr (kMasked && kSecondSelect) {
       CUTLASS_PRAGMA_UNROLL
       for (int v = 0; v < N; ++v) tSrS(v) = visible(v) ? tSrS(v) : sentinel;
     }
@@ -135,7 +150,7 @@ struct OnlineSoftmax {
     CUTLASS_PRAGMA_UNROLL
     for (int v = 0; v < N; ++v) {
       float e = fast_exp2(fmaf(tSrS(v), scale, neg_base[(v >> 1) & 1]));
-      if constexpr (kMasked) e = visible(v) ? e : 0.f;
+      if constexpr (kMasked && kSecondSelect) e = visible(v) ? e : 0.f;
       tSrS(v) = e;
       sum[(v >> 1) & 1][(v / 4) % 4 / 2 * 2 + (v & 1)] += e;
     }
