@@ -38,6 +38,80 @@ pub const SORT_MAX_BATCH: usize = 256;
 pub const MIN_CHUNK_KEYS: i64 = 512;
 /// Most chunks per tile the automatic split makes (the merge reads them in turn).
 pub const MAX_CHUNKS: i64 = 16;
+/// The automatic split's candidates: the longest tile cut into this many
+/// chunks (1: nothing split). Kernel: `kSplitCandidates`.
+pub const SPLIT_CANDIDATES: [i64; 8] = [1, 2, 3, 4, 6, 8, 12, 16];
+/// What the automatic split counts a work unit as, beyond its key blocks,
+/// in 128-key blocks: a unit's start and end (its first QK GEMM and softmax
+/// without overlap, the last PV, the epilogue), and for a chunk of a split
+/// tile its partial write, count and share of the merge. Measured on the
+/// H200 (BENCHMARKS.md, fifth session): forced splits with enough merge
+/// slots cost 6-7 us per chunk on cached prefixes, about 3 blocks.
+pub const UNIT_COST_BLOCKS128: i64 = 1;
+/// See [`UNIT_COST_BLOCKS128`].
+pub const CHUNK_COST_BLOCKS128: i64 = 3;
+
+/// The automatic split size (key blocks; `i64::MAX`: nothing split) of a call
+/// with `work` key blocks over all tiles and kv heads, the longest tile
+/// `nb_max` blocks, on `grid` CTAs; `units(c)` gives the (split chunks,
+/// unsplit tiles) over all kv heads for split size `c`. Of the candidates
+/// (the longest tile cut into [`SPLIT_CANDIDATES`] chunks, each at least
+/// `2 * MIN_CHUNK_KEYS` keys, the split units fitting `partial_slots`), the
+/// one with the least estimated time: the longest unit, or the units per
+/// CTA rounded up times their mean cost, whichever is larger (a unit and a
+/// chunk cost [`UNIT_COST_BLOCKS128`] / [`CHUNK_COST_BLOCKS128`] blocks
+/// beyond their own). The first of equal estimates (the fewer chunks) wins.
+/// Kernel: `auto_chunk` (`kernels/attn/scheduler.cuh`), the same integer
+/// arithmetic.
+pub fn auto_chunk(
+    bn: i64,
+    work: i64,
+    nb_max: i64,
+    grid: i64,
+    partial_slots: i64,
+    units: impl Fn(i64) -> (i64, i64),
+) -> i64 {
+    let min_chunk = 2 * MIN_CHUNK_KEYS / bn;
+    let (o, os) = (
+        UNIT_COST_BLOCKS128 * 128 / bn,
+        CHUNK_COST_BLOCKS128 * 128 / bn,
+    );
+    let g = grid.max(1);
+    let (mut best, mut best_est) = (i64::MAX, i64::MAX);
+    for k in SPLIT_CANDIDATES {
+        let c = if k == 1 {
+            i64::MAX
+        } else {
+            ceil_div(nb_max, k)
+        };
+        if k > 1 && (c < min_chunk || nb_max <= c) {
+            break;
+        }
+        let (split, unsplit) = if k == 1 {
+            (0, units(i64::MAX).1)
+        } else {
+            units(c)
+        };
+        if split > partial_slots {
+            continue;
+        }
+        let n = split + unsplit;
+        if n == 0 {
+            return i64::MAX;
+        }
+        let cost = work + o * n + os * split;
+        let longest = if k == 1 {
+            nb_max + o
+        } else {
+            ceil_div(nb_max, ceil_div(nb_max, c)) + o + os
+        };
+        let est = longest.max(ceil_div(n, g) * cost / n);
+        if est < best_est {
+            (best, best_est) = (c, est);
+        }
+    }
+    best
+}
 /// Batches up to this size have their plan built by one warp.
 pub const WARP_PLAN_MAX_BATCH: usize = 32;
 
@@ -269,22 +343,36 @@ impl Schedule {
             .collect();
         let work: i64 = heads * shapes.iter().map(|s| s.total_blocks()).sum::<i64>();
         let nb_max = shapes.iter().map(|s| s.max_blocks()).max().unwrap_or(0);
-        let g = grid.max(1) as i64;
-        // Tiles up to 1.5x the mean work per CTA stay whole; at most
-        // MAX_CHUNKS chunks per tile, at least MIN_CHUNK_KEYS keys each.
+        let heads_units = |c: i64| -> (i64, i64) {
+            let (mut a, mut u) = (0i64, 0i64);
+            for s in &shapes {
+                if c == i64::MAX {
+                    u += s.tiles();
+                } else {
+                    a += s.split_chunks(c);
+                    u += s.unsplit(c);
+                }
+            }
+            (heads * a, heads * u)
+        };
         let mut chunk = match split {
             SplitPolicy::Never => i64::MAX,
             SplitPolicy::Blocks(n) => n.max(1) as i64,
-            SplitPolicy::Auto => ceil_div(3 * work, 2 * g)
-                .max(2 * MIN_CHUNK_KEYS / bn)
-                .max(ceil_div(nb_max, MAX_CHUNKS)),
+            SplitPolicy::Auto => auto_chunk(
+                bn,
+                work,
+                nb_max,
+                grid as i64,
+                partial_slots as i64,
+                heads_units,
+            ),
         };
-        // Double the chunk until the split units fit the merge slots.
+        // Double a forced chunk until the split units fit the merge slots.
         let split_units = loop {
-            let n1: i64 = if chunk == i64::MAX {
+            let n1 = if chunk == i64::MAX {
                 0
             } else {
-                heads * shapes.iter().map(|s| s.split_chunks(chunk)).sum::<i64>()
+                heads_units(chunk).0
             };
             if n1 <= partial_slots as i64 {
                 break n1 as usize;
@@ -805,9 +893,7 @@ mod tests {
 
     #[test]
     fn auto_split_only_where_it_pays() {
-        // One sequence of 1307 tokens on 132 CTAs (m128): its longest tile
-        // (11 blocks) is under 1.5x the mean work per CTA: nothing split.
-        // One m128 sequence on 132 CTAs with 264 merge slots.
+        // One m128 sequence on 132 CTAs with 528 merge slots.
         let one = |qo: &[i32], kv: &[i32]| {
             UnitPlan::new(&PlanInputs {
                 config: TileConfig::M128,
@@ -817,24 +903,23 @@ mod tests {
                 num_kv_indices: kv[1] as usize,
                 grid: 132,
                 split: SplitPolicy::Auto,
-                partial_slots: 264,
+                partial_slots: 528,
             })
         };
+        // 1307 tokens: the longest tile has 11 blocks, two chunks would be
+        // shorter than 2 * MIN_CHUNK_KEYS keys: nothing split.
         let qo = [0, 1307];
         let plan = one(&qo, &qo);
         assert_eq!(plan.split_units, 0);
-        // A cached prefix: 100 queries over 8000 keys give 5 tiles of 63
-        // blocks per head on 132 CTAs: split, each chunk at most 1.5x the
-        // mean work, at most 16 chunks per tile.
+        // A cached prefix: 100 queries over 8000 keys give 20 tiles of 63
+        // blocks on 132 CTAs. Estimates (blocks): whole 64; 2 chunks 36; 3:
+        // 25; 4: 20; 6 (of 11 blocks, 120 units, one per CTA): 15; 8 (160
+        // units, two per CTA): 23; 12 chunks would be under 8 blocks.
         let qo = [0, 100];
         let kv = [0, 8000];
         let plan = one(&qo, &kv);
-        assert!(plan.split_units > 0);
-        let work: i64 = 4 * 5 * 63;
-        assert_eq!(
-            plan.chunk,
-            ceil_div(3 * work, 2 * 132).max(8).max(ceil_div(63, 16))
-        );
+        assert_eq!(plan.chunk, 11);
+        assert_eq!(plan.split_units, 120);
         assert!(plan
             .units
             .iter()
@@ -847,5 +932,20 @@ mod tests {
         assert!(plan.units[plan.split_units..]
             .iter()
             .all(|u| u.n_chunks == 1));
+        // With too few merge slots for that split, the best that fits.
+        let plan = UnitPlan::new(&PlanInputs {
+            partial_slots: 100,
+            ..PlanInputs {
+                config: TileConfig::M128,
+                qo_indptr: &qo,
+                kv_indptr: &kv,
+                total_q: 100,
+                num_kv_indices: 8000,
+                grid: 132,
+                split: SplitPolicy::Auto,
+                partial_slots: 0,
+            }
+        });
+        assert_eq!((plan.chunk, plan.split_units), (16, 80));
     }
 }

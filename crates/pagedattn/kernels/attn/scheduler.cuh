@@ -173,19 +173,55 @@ __device__ __forceinline__ long long block_max(long long x, long long* red) {
   return s;
 }
 
-// The split size: tiles up to 1.5x the mean work per CTA stay whole (a
-// chunk's partial write and merge cost more than they save below that), and
-// so do tiles of up to 2 * kMinChunkKeys keys (a chunk is at least half the
-// split size); at most kMaxChunks chunks per tile.
-template <int kBN>
-__device__ __forceinline__ int initial_chunk(const Params& p, long long work, int nb_max) {
-  if (p.split_blocks < 0) return kNoSplit;
-  if (p.split_blocks > 0) return p.split_blocks;
-  const long long g = gridDim.x;
-  long long c = (3 * work + 2 * g - 1) / (2 * g);
-  c = max(c, (long long)(2 * kMinChunkKeys / kBN));
-  c = max(c, (long long)((nb_max + kMaxChunks - 1) / kMaxChunks));
-  return (int)min(c, (long long)kNoSplit);
+// The automatic split (units::auto_chunk, the same integer arithmetic): of
+// the candidates, the longest tile cut into split_candidate(i) chunks of at
+// least 2 * kMinChunkKeys keys whose split units fit the merge slots, the one
+// with the least estimated time: the longest unit, or the units per CTA
+// rounded up times their mean cost (a unit costs kUnitCostBlocks128 and a
+// chunk kChunkCostBlocks128 128-key blocks beyond its own), whichever is
+// larger; the first of equal estimates wins. `units(c)` returns, for split
+// size c (kNoSplit: none), a sum over the sequences of (split chunks << 32)
+// + unsplit tiles, one kv head, reduced over the plan's threads (uniform).
+// units::SPLIT_CANDIDATES: 1, 2, 3, 4, 6, 8, 12, 16 chunks.
+constexpr int kNumSplitCandidates = 8;
+__device__ __forceinline__ int split_candidate(int i) {
+  return i < 4 ? i + 1 : i == 4 ? 6 : i == 5 ? 8 : i == 6 ? 12 : 16;
+}
+constexpr int kUnitCostBlocks128 = 1;   // units::UNIT_COST_BLOCKS128
+constexpr int kChunkCostBlocks128 = 3;  // units::CHUNK_COST_BLOCKS128
+
+template <int kBN, class Units>
+__device__ __forceinline__ int auto_chunk(const Params& p, long long work, int nb_max, Units units) {
+  constexpr int kMinChunk = 2 * kMinChunkKeys / kBN;
+  constexpr long long o = kUnitCostBlocks128 * 128 / kBN, os = kChunkCostBlocks128 * 128 / kBN;
+  // Nothing to split (the common case, no reduction): the first cut is too short.
+  const int c2 = (nb_max + 1) / 2;
+  if (c2 < kMinChunk || nb_max <= c2) return kNoSplit;
+  const long long g = max((int)gridDim.x, 1);
+  int best = kNoSplit;
+  long long best_est = LLONG_MAX;
+#pragma unroll 1
+  for (int i = 0; i < kNumSplitCandidates; ++i) {
+    const int k = split_candidate(i);
+    const int c = k == 1 ? kNoSplit : (nb_max + k - 1) / k;
+    if (k > 1 && (c < kMinChunk || nb_max <= c)) break;
+    const long long packed = units(c);
+    const long long split = kNumKvHeads * (packed >> 32), unsplit = kNumKvHeads * (packed & 0xffffffffll);
+    if (split > p.partial_slots) continue;
+    const long long n = split + unsplit;
+    if (n == 0) return kNoSplit;
+    const long long cost = work + o * n + os * split;
+    const long long longest = k == 1 ? nb_max + o : (long long)ceil_div(nb_max, ceil_div(nb_max, c)) + o + os;
+    const long long est = max(longest, (n + g - 1) / g * cost / n);
+    if (est < best_est) {
+      best = c;
+      best_est = est;
+    }
+  }
+  return best;
+}
+__device__ __forceinline__ int initial_chunk(const Params& p) {
+  return p.split_blocks < 0 ? kNoSplit : p.split_blocks;  // forced (auto: auto_chunk)
 }
 
 // Builds the plan with all kThreads threads of the CTA (called by every
@@ -215,7 +251,16 @@ __device__ void build_plan(const Params& p, Plan& pl, int* scratch) {
   }
   work = kNumKvHeads * block_sum<kThreads>(work, pl.red);
   nb_max = (int)block_max<kThreads>(nb_max, pl.red);
-  int chunk = initial_chunk<kBN>(p, work, nb_max);
+  int chunk = initial_chunk(p);
+  if (p.split_blocks == 0)
+    chunk = auto_chunk<kBN>(p, work, nb_max, [&](int c) {
+      long long v = 0;
+      for (int b = tid; b < batch; b += kThreads) {
+        const Shape s{s_range[b].q_len, s_range[b].kv_len};
+        v += c == kNoSplit ? s.tiles() : ((long long)s.split_chunks(c) << 32) + s.unsplit(c);
+      }
+      return block_sum<kThreads>(v, pl.red);
+    });
   long long n_split;
   for (;;) {  // double the chunk until the split units fit the merge slots
     long long n1 = 0;
@@ -318,7 +363,12 @@ __device__ void build_plan_warp(const Params& p, Plan& pl) {
   int nb_max = nb;
   CUTLASS_PRAGMA_UNROLL
   for (int o = 16; o > 0; o >>= 1) nb_max = max(nb_max, __shfl_xor_sync(0xffffffffu, nb_max, o));
-  int chunk = initial_chunk<kBN>(p, work, nb_max);
+  int chunk = initial_chunk(p);
+  if (p.split_blocks == 0)
+    chunk = auto_chunk<kBN>(p, work, nb_max, [&](int c) {
+      const long long v = !real ? 0 : c == kNoSplit ? s.tiles() : ((long long)s.split_chunks(c) << 32) + s.unsplit(c);
+      return warp_sum(v);
+    });
   long long n_split;
   for (;;) {
     n_split = kNumKvHeads * warp_sum(real && chunk != kNoSplit ? s.split_chunks(chunk) : 0);

@@ -169,6 +169,11 @@ struct WorkspaceLayout {
 
 /// Ints at the start of a workspace (`WsCounter` in kernels/attn/params.cuh).
 const WS_COUNTERS: u64 = 64;
+/// Merge slots of the workspace per CTA of the persistent grid: the split
+/// units a plan may have (a plan whose split does not fit takes a coarser
+/// one). Four lets the automatic split cut the tiles of cached prefixes
+/// into up to three chunks per CTA (an m128 workspace of 34 MB).
+const MERGE_SLOTS_PER_CTA: u64 = 4;
 /// Merge semaphores per slot: one per consumer warpgroup (at most 2).
 const SEMS_PER_SLOT: u64 = 2;
 
@@ -193,7 +198,7 @@ impl WorkspaceLayout {
 
 /// Device memory a launch needs besides its inputs and outputs: the error
 /// flag, the work-unit counter, merge semaphores and the partial outputs of
-/// split tiles (about 17 MB on an H200).
+/// split tiles (about 35 MB on an H200).
 ///
 /// A workspace is bound to the stream it was made for: calls on that stream
 /// are ordered, so they never share it at the same time, and launching with
@@ -453,15 +458,18 @@ impl PagedPrefill {
                 },
             ));
         }
-        // Merge slots: twice the persistent grid of each configuration.
+        // Merge slots: MERGE_SLOTS_PER_CTA per CTA of each configuration's
+        // persistent grid.
         let slots = kernels
             .iter()
-            .map(|(_, k)| 2 * k.resident_ctas.min(4 * sms) as u64)
+            .map(|(_, k)| MERGE_SLOTS_PER_CTA * k.resident_ctas.min(4 * sms) as u64)
             .max()
             .unwrap_or(0);
         let slots_rows = kernels
             .iter()
-            .map(|(_, k)| 2 * k.resident_ctas.min(4 * sms) as u64 * k.block_m as u64)
+            .map(|(_, k)| {
+                MERGE_SLOTS_PER_CTA * k.resident_ctas.min(4 * sms) as u64 * k.block_m as u64
+            })
             .max()
             .unwrap_or(0);
         let ref_module = ctx.load_module(Ptx::from_binary(ref_cubin.to_vec()))?;
