@@ -10,6 +10,11 @@ NAME (the variants behind BENCHMARKS.md "Bounds, measured"):
              no page-id loads: what the gather costs (outputs wrong: --no-check)
   nomask     no causal mask on the diagonal blocks (outputs wrong)
   norescale  no rescale of O by the running max (outputs wrong)
+  nomerge    the last chunk of a split tile writes its own partial output
+             instead of merging the chunks: what the merge costs (outputs wrong)
+  nosplitsync  chunks of split tiles write their output like whole tiles (no
+             partial write, count or merge): what the chunking alone costs,
+             its extra units (outputs wrong)
   timeline   clock64 stamps at each stage of every CTA's first unit; CTAs 0-11
              of the 30th launch print them (printf) at exit: run one workload
              per process (`pagedattn bench --no-check --filter seed00`); the
@@ -68,6 +73,14 @@ EDITS = {
         ("attn/softmax.cuh",
          "    if (!__any_sync(0xffffffffu, corr[0] != 1.f || corr[1] != 1.f)) return;",
          "    return;  // diagnostic: no rescale"),
+    ],
+    "nomerge": [
+        ("attention.cu",
+         "      SplitMerge<T>::merge(p, w, cw, t, tOrO, lse);",
+         "      // diagnostic: no merge"),
+    ],
+    "nosplitsync": [
+        ("attention.cu", "    if (w.n_chunks > 1) {", "    if (false) {  // diagnostic: no partial write, count or merge"),
     ],
     "timeline": [
         ("attn/kernel_traits.cuh", "namespace pagedattn {", TIMELINE_HEADER + "\nnamespace pagedattn {"),
