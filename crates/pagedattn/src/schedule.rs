@@ -74,8 +74,11 @@ impl TileConfig {
 /// compute, merged in the same launch (`kernels/attn/scheduler.cuh`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum SplitPolicy {
-    /// Split tiles longer than about half the mean work per CTA (at least
-    /// two key blocks per chunk), decided on the device from the indptrs.
+    /// Split where the plan's estimate of the call's time says it pays
+    /// ([`crate::units::auto_chunk`]: the longest tile cut into 1-16 chunks
+    /// of at least 1024 keys, the cut with the least estimated time), decided
+    /// from the indptrs on the device, or on the host by
+    /// [`crate::PagedPrefill::plan`].
     #[default]
     Auto,
     /// Never split.
