@@ -45,11 +45,13 @@ pub const SPLIT_CANDIDATES: [i64; 8] = [1, 2, 3, 4, 6, 8, 12, 16];
 /// in 128-key blocks: a unit's start and end (its first QK GEMM and softmax
 /// without overlap, the last PV, the epilogue), and for a chunk of a split
 /// tile its partial write, count and share of the merge. Measured on the
-/// H200 (BENCHMARKS.md, fifth session): forced splits with enough merge
-/// slots cost 6-7 us per chunk on cached prefixes, about 3 blocks.
+/// H200 (BENCHMARKS.md, fifth session): a chunk's synchronisation costs
+/// about 4 us on the chain (2 us partial write and count, 2 us merge), and
+/// of 3, 4 and 5 blocks, 4 makes the choices that were fastest on 21 of 22
+/// timed cached-prefix shapes (the 22nd within 2%).
 pub const UNIT_COST_BLOCKS128: i64 = 1;
 /// See [`UNIT_COST_BLOCKS128`].
-pub const CHUNK_COST_BLOCKS128: i64 = 3;
+pub const CHUNK_COST_BLOCKS128: i64 = 4;
 
 /// The automatic split size (key blocks; `i64::MAX`: nothing split) of a call
 /// with `work` key blocks over all tiles and kv heads, the longest tile
@@ -912,9 +914,9 @@ mod tests {
         let plan = one(&qo, &qo);
         assert_eq!(plan.split_units, 0);
         // A cached prefix: 100 queries over 8000 keys give 20 tiles of 63
-        // blocks on 132 CTAs. Estimates (blocks): whole 64; 2 chunks 36; 3:
-        // 25; 4: 20; 6 (of 11 blocks, 120 units, one per CTA): 15; 8 (160
-        // units, two per CTA): 23; 12 chunks would be under 8 blocks.
+        // blocks on 132 CTAs. Estimates (blocks): whole 64; 2 chunks 37; 3:
+        // 26; 4: 21; 6 (of 11 blocks, 120 units, one per CTA): 16; 8 (160
+        // units, two per CTA): 25; 12 chunks would be under 8 blocks.
         let qo = [0, 100];
         let kv = [0, 8000];
         let plan = one(&qo, &kv);

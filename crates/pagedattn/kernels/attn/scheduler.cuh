@@ -188,7 +188,7 @@ __device__ __forceinline__ int split_candidate(int i) {
   return i < 4 ? i + 1 : i == 4 ? 6 : i == 5 ? 8 : i == 6 ? 12 : 16;
 }
 constexpr int kUnitCostBlocks128 = 1;   // units::UNIT_COST_BLOCKS128
-constexpr int kChunkCostBlocks128 = 3;  // units::CHUNK_COST_BLOCKS128
+constexpr int kChunkCostBlocks128 = 4;  // units::CHUNK_COST_BLOCKS128
 
 template <int kBN, class Units>
 __device__ __forceinline__ int auto_chunk(const Params& p, long long work, int nb_max, Units units) {
