@@ -39,7 +39,7 @@ pub const MIN_CHUNK_KEYS: i64 = 512;
 /// Most chunks per tile the automatic split makes (the merge reads them in turn).
 pub const MAX_CHUNKS: i64 = 16;
 /// The automatic split's candidates: the longest tile cut into this many
-/// chunks (1: nothing split). Kernel: `kSplitCandidates`.
+/// chunks (1: nothing split). Kernel: `split_candidate`.
 pub const SPLIT_CANDIDATES: [i64; 8] = [1, 2, 3, 4, 6, 8, 12, 16];
 /// What the automatic split counts a work unit as, beyond its key blocks,
 /// in 128-key blocks: a unit's start and end (its first QK GEMM and softmax
@@ -89,11 +89,7 @@ pub fn auto_chunk(
         if k > 1 && (c < min_chunk || nb_max <= c) {
             break;
         }
-        let (split, unsplit) = if k == 1 {
-            (0, units(i64::MAX).1)
-        } else {
-            units(c)
-        };
+        let (split, unsplit) = units(c);
         if split > partial_slots {
             continue;
         }
@@ -203,6 +199,14 @@ impl SeqShape {
             self.tiles()
         } else {
             self.first_tile(c)
+        }
+    }
+    /// (split chunks, unsplit tiles) for split size `c` (`i64::MAX`: none).
+    fn parts(&self, c: i64) -> (i64, i64) {
+        if c == i64::MAX {
+            (0, self.tiles())
+        } else {
+            (self.split_chunks(c), self.unsplit(c))
         }
     }
     /// Chunks of the split tiles (`unsplit(c) ..`), `ceil(n / c)` each.
@@ -346,15 +350,10 @@ impl Schedule {
         let work: i64 = heads * shapes.iter().map(|s| s.total_blocks()).sum::<i64>();
         let nb_max = shapes.iter().map(|s| s.max_blocks()).max().unwrap_or(0);
         let heads_units = |c: i64| -> (i64, i64) {
-            let (mut a, mut u) = (0i64, 0i64);
-            for s in &shapes {
-                if c == i64::MAX {
-                    u += s.tiles();
-                } else {
-                    a += s.split_chunks(c);
-                    u += s.unsplit(c);
-                }
-            }
+            let (a, u) = shapes
+                .iter()
+                .map(|s| s.parts(c))
+                .fold((0, 0), |(a, u), (x, y)| (a + x, u + y));
             (heads * a, heads * u)
         };
         let mut chunk = match split {
@@ -400,12 +399,7 @@ impl Schedule {
 
     /// Split chunks and unsplit tiles of sequence `b` (per kv head).
     fn parts(&self, b: usize) -> (i64, i64) {
-        let s = &self.shapes[b];
-        if self.chunk == i64::MAX {
-            (0, s.tiles())
-        } else {
-            (s.split_chunks(self.chunk), s.unsplit(self.chunk))
-        }
+        self.shapes[b].parts(self.chunk)
     }
 }
 

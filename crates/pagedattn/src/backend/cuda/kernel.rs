@@ -460,16 +460,11 @@ impl PagedPrefill {
         }
         // Merge slots: MERGE_SLOTS_PER_CTA per CTA of each configuration's
         // persistent grid.
-        let slots = kernels
-            .iter()
-            .map(|(_, k)| MERGE_SLOTS_PER_CTA * k.resident_ctas.min(4 * sms) as u64)
-            .max()
-            .unwrap_or(0);
+        let slots_of = |k: &Kernel| MERGE_SLOTS_PER_CTA * k.resident_ctas.min(4 * sms) as u64;
+        let slots = kernels.iter().map(|(_, k)| slots_of(k)).max().unwrap_or(0);
         let slots_rows = kernels
             .iter()
-            .map(|(_, k)| {
-                MERGE_SLOTS_PER_CTA * k.resident_ctas.min(4 * sms) as u64 * k.block_m as u64
-            })
+            .map(|(_, k)| slots_of(k) * k.block_m as u64)
             .max()
             .unwrap_or(0);
         let ref_module = ctx.load_module(Ptx::from_binary(ref_cubin.to_vec()))?;
