@@ -31,6 +31,13 @@ struct RingPos {
   __device__ __forceinline__ explicit RingPos(int i) : stage(i % kStages), phase((i / kStages) & 1) {}
 };
 
+// ptxas keeps a wgmma descriptor in uniform registers (built once, a UIADD3
+// per k-block) only when it can prove the descriptor's inputs warp-uniform.
+// The unit comes from shared memory, which it cannot; without this broadcast
+// from lane 0 of the stage, slot and warpgroup, every HGMMA waited behind four
+// R2UR moves of a descriptor rebuilt in regular registers.
+__device__ __forceinline__ int warp_uniform(int x) { return __shfl_sync(0xffffffffu, x, 0); }
+
 // Runs the unit's blocks [w.blk_lo, w.blk_hi) on Q slot `slot` (already
 // waited for) from ring position block_iter on, and leaves the normalised
 // output in tOrO and the rows' base-2 lse in `lse` (0 and -inf for rows that
@@ -45,9 +52,12 @@ __device__ __forceinline__ void mainloop(const Params& p, typename T::SharedStor
   const int n_steps = w.blk_hi - w.blk_lo;
   typename T::TiledMmaQK mma_qk;
   typename T::TiledMmaPV mma_pv;
-  auto thr_qk = mma_qk.get_thread_slice(ct);
-  auto thr_pv = mma_pv.get_thread_slice(ct);
-  Tensor sQ = make_tensor(make_smem_ptr(ss.q + slot * T::kBlockM * kHeadDim), typename T::SmemLayoutO{});
+  // The operand descriptors depend on the warpgroup alone (not the thread in
+  // it); the accumulator's coordinates on the thread.
+  const int cw_u = warp_uniform(cw);
+  auto thr_qk = mma_qk.get_thread_slice(cw_u * 128);
+  auto thr_pv = mma_pv.get_thread_slice(cw_u * 128);
+  Tensor sQ = make_tensor(make_smem_ptr(ss.q + warp_uniform(slot) * T::kBlockM * kHeadDim), typename T::SmemLayoutO{});
   Tensor sK = make_tensor(make_smem_ptr(ss.k), typename T::SmemLayoutK{});
   Tensor sVt = make_tensor(make_smem_ptr(ss.v), typename T::SmemLayoutVt{});
   Tensor tSrQ = thr_qk.partition_fragment_A(sQ);   // descriptors
@@ -59,7 +69,7 @@ __device__ __forceinline__ void mainloop(const Params& p, typename T::SharedStor
   Tensor tOrP = make_tensor<typename T::Element>(Layout<Shape<Shape<_2, _2, _2>, _1, Int<T::kBlockN / 16>>>{});
   static_assert(size(tOrP) == size(tSrS));
   Tensor cS = make_identity_tensor(select<0, 1>(typename T::TileShapeQK{}));
-  Tensor tScS = thr_qk.partition_C(cS);
+  Tensor tScS = mma_qk.get_thread_slice(ct).partition_C(cS);
   const float scale = p.sm_scale_log2;
   const int col0 = get<1>(tScS(0));
 
@@ -118,7 +128,7 @@ __device__ __forceinline__ void mainloop(const Params& p, typename T::SharedStor
     mbar_wait(&ss.k_full[rk.stage], rk.phase);
     cutlass::arch::fence_view_async_shared();  // cp.async writes -> wgmma (async proxy) reads
     wait_turn();
-    warpgroup_gemm<true, -1>(mma_qk, tSrQ, tSrK(_, _, _, rk.stage), tSrS);
+    warpgroup_gemm<true, -1>(mma_qk, tSrQ, tSrK(_, _, _, warp_uniform(rk.stage)), tSrS);
     pass_turn();
     warpgroup_wait<0>();
     warpgroup_fence_operand(tSrS);
@@ -137,8 +147,8 @@ __device__ __forceinline__ void mainloop(const Params& p, typename T::SharedStor
     cutlass::arch::fence_view_async_shared();
     OnlineSoftmax::rescale(tOrO, corr);
     wait_turn();
-    warpgroup_gemm<true, -1>(mma_qk, tSrQ, tSrK(_, _, _, rk.stage), tSrS);
-    warpgroup_gemm<false, -1>(mma_pv, tOrP, tOrV(_, _, _, rv.stage), tOrO);
+    warpgroup_gemm<true, -1>(mma_qk, tSrQ, tSrK(_, _, _, warp_uniform(rk.stage)), tSrS);
+    warpgroup_gemm<false, -1>(mma_pv, tOrP, tOrV(_, _, _, warp_uniform(rv.stage)), tOrO);
     pass_turn();
     warpgroup_wait<1>();  // S(it) ready; P V still running
     warpgroup_fence_operand(tSrS);
@@ -155,7 +165,7 @@ __device__ __forceinline__ void mainloop(const Params& p, typename T::SharedStor
     mbar_wait(&ss.v_full[rv.stage], rv.phase);
     cutlass::arch::fence_view_async_shared();
     wait_turn();
-    warpgroup_gemm<false, -1>(mma_pv, tOrP, tOrV(_, _, _, rv.stage), tOrO);
+    warpgroup_gemm<false, -1>(mma_pv, tOrP, tOrV(_, _, _, warp_uniform(rv.stage)), tOrO);
     if (cw == 0) pass_turn();  // the last turn of warpgroup 1 is not awaited
     warpgroup_wait<0>();
     warpgroup_fence_operand(tOrO);
