@@ -53,16 +53,25 @@ impl TileConfig {
     /// with many it is math and K/V traffic, which 128-row tiles halve, even
     /// for short queries over a long cached prefix (from 16 queries, 96 of a
     /// tile's 128 rows).
+    /// One sequence alone is held by its longest tiles, not by the GPU's
+    /// throughput: m64's finer tiles fill the SMs its m128 tiles leave idle
+    /// up to longer sequences ([`M64_MAX_SINGLE_KV_LEN`]).
     pub fn choose(total_q: usize, num_kv_indices: usize, batch: usize) -> TileConfig {
         if batch == 0 {
             return TileConfig::M64;
         }
-        Self::for_means(total_q / batch, num_kv_indices / batch)
+        Self::for_means(batch, total_q / batch, num_kv_indices / batch)
     }
 
-    /// The configuration for sequences of `mean_q` queries over `mean_kv` keys.
-    pub fn for_means(mean_q: usize, mean_kv: usize) -> TileConfig {
-        if mean_kv >= M64_MAX_MEAN_Q_LEN && mean_q >= M128_MIN_MEAN_Q_LEN {
+    /// The configuration for `sequences` sequences of `mean_q` queries over
+    /// `mean_kv` keys.
+    pub fn for_means(sequences: usize, mean_q: usize, mean_kv: usize) -> TileConfig {
+        let m128_from = if sequences == 1 {
+            M64_MAX_SINGLE_KV_LEN
+        } else {
+            M64_MAX_MEAN_Q_LEN
+        };
+        if mean_kv >= m128_from && mean_q >= M128_MIN_MEAN_Q_LEN {
             TileConfig::M128
         } else {
             TileConfig::M64
@@ -145,7 +154,7 @@ impl HostPlan {
             queries.checked_div(with_queries),
             keys.checked_div(with_queries),
         ) {
-            (Some(mean_q), Some(mean_kv)) => TileConfig::for_means(mean_q, mean_kv),
+            (Some(mean_q), Some(mean_kv)) => TileConfig::for_means(with_queries, mean_q, mean_kv),
             _ => TileConfig::M64,
         };
         Ok(HostPlan {
@@ -162,6 +171,14 @@ impl HostPlan {
 /// seed14 (306) and below; with 600 queries over 0-300 keys per sequence
 /// (`workloads/shapes.jsonl`, q_gt_kv_b8) m64 took 26.8 us and m128 30.0.
 pub const M64_MAX_MEAN_Q_LEN: usize = 320;
+
+/// Key count below which [`TileConfig::choose`] picks `M64` for a call of
+/// one sequence. Both configurations forced on one sequence of 256 to 1280
+/// tokens on the H200 (sixth session, calls 7 and 8,
+/// `scripts/make-tile-sweep-workloads.py`): m64 was 11-12% faster at 320
+/// tokens and 3-6% at 384 and 448; m128 1.5% faster at 512, the two within
+/// 1% at 559 (seed07 / seed08) and 576, m128 4-12% faster from 640 up.
+pub const M64_MAX_SINGLE_KV_LEN: usize = 512;
 
 /// Mean query count per sequence from which [`TileConfig::choose`] picks
 /// `M128` (given enough keys): on cached prefixes (`workloads/prefix.jsonl`,
@@ -202,6 +219,20 @@ mod tests {
         // A cached prefix: few queries over many keys, m128; one query, m64.
         assert_eq!(TileConfig::choose(512, 16384, 4), TileConfig::M128);
         assert_eq!(TileConfig::choose(128, 65536, 128), TileConfig::M64);
+        // One sequence: m64 below 512 keys.
+        assert_eq!(TileConfig::choose(448, 448, 1), TileConfig::M64);
+        assert_eq!(TileConfig::choose(559, 559, 1), TileConfig::M128);
+        assert_eq!(TileConfig::choose(640, 640, 2), TileConfig::M128);
+        assert_eq!(TileConfig::choose(64, 16384, 1), TileConfig::M128);
+        assert_eq!(TileConfig::choose(1118, 1118, 2), TileConfig::M128);
+        let one = HostPlan::new(
+            &Dims::new(448, 3000, 2, 600),
+            &[0, 0, 448],
+            &[0, 152, 600],
+            None,
+        )
+        .unwrap();
+        assert_eq!(one.config, TileConfig::M64);
         let few_keys = HostPlan::new(
             &Dims::new(1200, 300, 2, 300),
             &[0, 600, 1200],
