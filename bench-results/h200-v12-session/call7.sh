@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Device call 7 (sixth session): both tile configurations forced, and the
 # automatic choice, on calls whose m128 tiles fit in one wave
-# (scripts/make-tile-sweep-workloads.py -> dist/tile-sweep.jsonl) and on
+# (scripts/make-sweep-workloads.py --tiles -> dist/tile-sweep.jsonl) and on
 # seed07 / seed08 / seed10; two rounds. 7418975's build.
 set -u
 OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"

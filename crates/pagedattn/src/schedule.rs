@@ -175,7 +175,7 @@ pub const M64_MAX_MEAN_Q_LEN: usize = 320;
 /// Key count below which [`TileConfig::choose`] picks `M64` for a call of
 /// one sequence. Both configurations forced on one sequence of 256 to 1280
 /// tokens on the H200 (sixth session, calls 7 and 8,
-/// `scripts/make-tile-sweep-workloads.py`): m64 was 11-12% faster at 320
+/// `scripts/make-sweep-workloads.py --tiles`): m64 was 11-12% faster at 320
 /// tokens and 3-6% at 384 and 448; m128 1.5% faster at 512, the two within
 /// 1% at 559 (seed07 / seed08) and 576, m128 4-12% faster from 640 up.
 pub const M64_MAX_SINGLE_KV_LEN: usize = 512;
