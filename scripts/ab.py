@@ -2,15 +2,19 @@
 """Side-by-side times of several `pagedattn bench --json` reports.
 
     python3 scripts/ab.py A.json B.json [C.json ...] [--peer results.json]
+    python3 scripts/ab.py old=r1/a.json,r2/a.json new=r1/b.json,r2/b.json
 
-One row per workload: each report's median time (us) and check status, the
-ratio of the last report to the first, and, with --peer (flashinfer_peer.py's
+One row per workload: each column's median time (us) and check status, the
+ratio of the last column to the first, and, with --peer (flashinfer_peer.py's
 results.json), FlashInfer's best kernel-only (graph) time and last / FlashInfer.
+A column is one report, or NAME=REPORT,REPORT,... (rounds of one
+configuration: the median of their times, the worst check status).
 Geomeans of the ratios over the seed workloads and over all rows last.
 Python 3 standard library only.
 """
 import json
 import math
+import statistics
 import sys
 
 
@@ -21,8 +25,11 @@ def main():
         i = args.index("--peer")
         peer = json.load(open(args[i + 1]))
         del args[i : i + 2]
-    reports = [json.load(open(a)) for a in args]
-    rows = [{r["name"]: r for r in rep["rows"]} for rep in reports]
+    labels, rows = [], []
+    for a in args:
+        label, _, paths = a.rpartition("=") if "=" in a else (a.split("/")[-1], "", a)
+        labels.append(label)
+        rows.append(merge_rounds([json.load(open(p)) for p in paths.split(",")]))
     fi = {}
     if peer:
         for w in peer.get("workloads", []):
@@ -34,7 +41,7 @@ def main():
             if best:
                 fi[w["name"]] = best
     names = list(rows[0])
-    hdr = "| workload | " + " | ".join(f"{a.split('/')[-1]} us" for a in args) + " | last/first |"
+    hdr = "| workload | " + " | ".join(f"{label} us" for label in labels) + " | last/first |"
     if fi:
         hdr += " FlashInfer us | last/FI |"
     print(hdr)
@@ -72,6 +79,22 @@ def main():
     print(f"geomean last/first: seed {gm(g['seed']):.3f}, all {gm(g['all']):.3f}")
     if fi:
         print(f"geomean last/FlashInfer: seed {gm(gf['seed']):.3f}, all {gm(gf['all']):.3f}")
+
+
+def merge_rounds(reports):
+    """Rows by name: the median time over the reports, the first status that
+    is not ok (a failed check in any round shows)."""
+    merged = {}
+    for rep in reports:
+        for r in rep["rows"]:
+            m = merged.setdefault(r["name"], dict(r, times=[]))
+            if r.get("time_us"):
+                m["times"].append(r["time_us"])
+            if r.get("status") not in ("ok", "reference"):
+                m["status"] = r.get("status")
+    for m in merged.values():
+        m["time_us"] = statistics.median(m["times"]) if m["times"] else None
+    return merged
 
 
 if __name__ == "__main__":
