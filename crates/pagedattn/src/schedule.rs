@@ -53,6 +53,7 @@ impl TileConfig {
     /// with many it is math and K/V traffic, which 128-row tiles halve, even
     /// for short queries over a long cached prefix (from 16 queries, 96 of a
     /// tile's 128 rows).
+    ///
     /// One sequence alone is held by its longest tiles, not by the GPU's
     /// throughput: m64's finer tiles fill the SMs its m128 tiles leave idle
     /// up to longer sequences ([`M64_MAX_SINGLE_KV_LEN`]).
@@ -60,13 +61,8 @@ impl TileConfig {
         if batch == 0 {
             return TileConfig::M64;
         }
-        Self::for_means(batch, total_q / batch, num_kv_indices / batch)
-    }
-
-    /// The configuration for `sequences` sequences of `mean_q` queries over
-    /// `mean_kv` keys.
-    pub fn for_means(sequences: usize, mean_q: usize, mean_kv: usize) -> TileConfig {
-        let m128_from = if sequences == 1 {
+        let (mean_q, mean_kv) = (total_q / batch, num_kv_indices / batch);
+        let m128_from = if batch == 1 {
             M64_MAX_SINGLE_KV_LEN
         } else {
             M64_MAX_MEAN_Q_LEN
@@ -125,8 +121,8 @@ pub struct HostPlan {
 impl HostPlan {
     /// Validates `qo_indptr`, `kv_indptr` (and `kv_indices` when `Some`)
     /// against `dims` and chooses the tile configuration
-    /// ([`TileConfig::for_means`]) from the mean query and key lengths of
-    /// the sequences that have queries.
+    /// ([`TileConfig::choose`]) from the query and key counts of the
+    /// sequences that have queries.
     pub fn new(
         dims: &crate::problem::Dims,
         qo_indptr: &[i32],
@@ -150,13 +146,7 @@ impl HostPlan {
                 keys += kv_len;
             }
         }
-        let config = match (
-            queries.checked_div(with_queries),
-            keys.checked_div(with_queries),
-        ) {
-            (Some(mean_q), Some(mean_kv)) => TileConfig::for_means(with_queries, mean_q, mean_kv),
-            _ => TileConfig::M64,
-        };
+        let config = TileConfig::choose(queries, keys, with_queries);
         Ok(HostPlan {
             dims: *dims,
             config,
