@@ -731,3 +731,65 @@ fn large_batches_take_the_fallback_order() {
     }
     println!("fallback order: 700 (m64) and 1500 (m128) sequences ok");
 }
+
+/// The softmax's fast path (the exponentials of a block taken at the running
+/// reference max, kept when no probability exceeds 2^8) and its fallback (S
+/// recomputed, the full step). The main loop runs a tile's key blocks from
+/// the diagonal down, so the first keys of a sequence come last; here their K
+/// rows are scaled so that the reference moves late: by a few units in some
+/// rows and not in others (x2.5: some warps of a warpgroup pass, some fail),
+/// by tens (x6), and by hundreds (x40: the fast path's exponentials overflow
+/// to inf before the block is recomputed). Both tile configurations, with the
+/// automatic split and chunks of 2 blocks, on scattered pages.
+#[test]
+#[ignore = "needs a Hopper GPU (run with --ignored on the GPU machine)"]
+fn late_reference_max_matches_reference() {
+    let _ = gpu!("late_reference_max_matches_reference");
+    let seed = run_seed();
+    const NUM_PAGES: usize = 5101; // prime: the stride below permutes the pages
+    let lens: [(usize, usize); 4] = [(300, 1400), (64, 2000), (1000, 1000), (17, 700)];
+    let mut key = 0usize;
+    let seqs: Vec<(usize, Vec<i32>)> = lens
+        .iter()
+        .map(|&(q, kv)| {
+            let pages = (key..key + kv)
+                .map(|i| ((i * 2_654_435_761) % NUM_PAGES) as i32)
+                .collect();
+            key += kv;
+            (q, pages)
+        })
+        .collect();
+    let w = from_sequences("late_reference_max", NUM_PAGES, &seqs, default_sm_scale());
+    w.validate().expect("test workload is valid");
+    let row = pagedattn::problem::NUM_KV_HEADS * pagedattn::problem::HEAD_DIM;
+    let mut cases = 0;
+    for factor in [2.5f32, 6.0, 40.0] {
+        let mut inputs = w.inputs(seed);
+        for (_, pages) in &seqs {
+            for &p in &pages[..64] {
+                let p = p as usize;
+                for x in &mut inputs.k_cache[p * row..(p + 1) * row] {
+                    *x = half::bf16::from_f32(x.to_f32() * factor);
+                }
+            }
+        }
+        let p = inputs.problem();
+        for config in [TileConfig::M64, TileConfig::M128] {
+            for split in [SplitPolicy::Auto, SplitPolicy::Blocks(2)] {
+                let mut b = CudaBackend::new().expect("backend");
+                b.set_options(Options {
+                    tile: Some(config),
+                    split,
+                    ..Default::default()
+                })
+                .expect("options");
+                let name = format!("K x{factor}, {config:?}, {split:?} (seed {seed})");
+                let got = run_fast(&b, &p).unwrap_or_else(|e| panic!("{name}: {e}"));
+                let r = b.reference(&p).expect("reference");
+                assert_close(&name, &got, &r);
+                cases += 1;
+            }
+        }
+    }
+    println!("late reference max: {cases} cases ok");
+}

@@ -21,6 +21,7 @@ enum NamedBarrierId : int {
   kBarConsumerWG = 1,  // + consumer warpgroup: its 128 threads (epilogue, merge handshake)
   kBarTurn = 3,        // + consumer warpgroup: its turn to issue GEMMs (ping-pong, 256 threads)
   kBarProducer = 5,    // the 128 producer threads: the next unit is decoded
+  kBarSoftmaxVote = 6, // + consumer warpgroup: did every thread's block pass the softmax's fast path
 };
 
 template <int kBlockM_, int kBlockN_, int kStages_, int kCtasPerSm_, int kPlanMaxBatch_>

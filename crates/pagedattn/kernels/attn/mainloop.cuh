@@ -38,6 +38,24 @@ struct RingPos {
 // R2UR moves of a descriptor rebuilt in regular registers.
 __device__ __forceinline__ int warp_uniform(int x) { return __shfl_sync(0xffffffffu, x, 0); }
 
+// Whether `pred` holds on every thread of the warpgroup (named barrier `bar`,
+// numbered as cutlass::arch::NamedBarrier numbers them, 128 threads). The
+// result is broadcast from lane 0 so that ptxas sees a warp-uniform branch
+// (a branch it takes as divergent serialises the wgmmas).
+__device__ __forceinline__ bool warpgroup_all(bool pred, int bar) {
+  bar += cutlass::arch::NamedBarrier::ReservedNamedBarrierCount;
+  int all;
+  asm volatile(
+      "{\n\t.reg .pred p, q;\n\t"
+      "setp.ne.s32 p, %1, 0;\n\t"
+      "bar.red.and.pred q, %2, 128, p;\n\t"
+      "selp.s32 %0, 1, 0, q;\n\t}"
+      : "=r"(all)
+      : "r"(static_cast<int>(pred)), "r"(bar)
+      : "memory");
+  return warp_uniform(all) != 0;
+}
+
 // Runs the unit's blocks [w.blk_lo, w.blk_hi) on Q slot `slot` (already
 // waited for) from ring position block_iter on, and leaves the normalised
 // output in tOrO and the rows' base-2 lse in `lse` (0 and -inf for rows that
@@ -152,8 +170,35 @@ __device__ __forceinline__ void mainloop(const Params& p, typename T::SharedStor
     pass_turn();
     warpgroup_wait<1>();  // S(it) ready; P V still running
     warpgroup_fence_operand(tSrS);
-    release(&ss.k_empty[rk.stage]);
-    softmax_block(n);
+    if (n >= e.n_unmasked) {
+      release(&ss.k_empty[rk.stage]);
+      softmax_block(n);
+    } else {
+      // Unmasked: exponentials at the current reference max first
+      // (OnlineSoftmax::exp_at_reference); where that fails, the reference
+      // moves by a power of two (rebase) or, failing that, S is recomputed
+      // and the full step runs. K(it) is held until then. Holding it moves
+      // nothing: the producer refills this stage only after V(it - 1)'s,
+      // which is released later.
+      float part[2];
+      const bool ok = softmax.exp_at_reference(tSrS, scale, part);
+      if (warpgroup_all(ok, kBarSoftmaxVote + cw)) {
+        corr[0] = corr[1] = 1.f;
+        softmax.accept(part, corr);
+      } else {
+        float mx[2];
+        if (warpgroup_all(OnlineSoftmax::rebase_possible(tSrS, part, mx), kBarSoftmaxVote + cw)) {
+          softmax.rebase(tSrS, part, mx, corr);
+          softmax.accept(part, corr);
+        } else {
+          warpgroup_gemm<true, -1>(mma_qk, tSrQ, tSrK(_, _, _, warp_uniform(rk.stage)), tSrS);
+          warpgroup_wait<0>();  // also P(it-1) V(it-1): groups complete in order
+          warpgroup_fence_operand(tSrS);
+          softmax_block(n);
+        }
+      }
+      release(&ss.k_empty[rk.stage]);
+    }
     warpgroup_wait<0>();  // P(it-1) V(it-1) done: P registers and V stage free
     warpgroup_fence_operand(tOrO);
     release(&ss.v_empty[rv.stage]);

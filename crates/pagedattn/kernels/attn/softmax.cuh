@@ -159,6 +159,81 @@ struct OnlineSoftmax {
       row_sum[h] = row_sum[h] * corr[h] + ((sum[h][0] + sum[h][1]) + (sum[h][2] + sum[h][3]));
   }
 
+  // An unmasked block after the first, without its max: the exponentials are
+  // taken against the current reference right away. They are step()'s own
+  // whenever step() would keep the reference, i.e. when no probability
+  // exceeds 2^kMaxGrowth, which this thread's partial row sums below that
+  // prove for its elements (each is at most the sum; inf and NaN fail, and
+  // so does a row with no reference yet, whose exponentials are +inf). It
+  // saves step()'s max (a max per element, the tree and the quad shuffles),
+  // which sits on the softmax's dependent chain before the first exp2. The
+  // caller commits with accept() when the whole warpgroup passed, else tries
+  // rebase(), and else recomputes S and runs step().
+  template <class TS>
+  __device__ __forceinline__ bool exp_at_reference(TS& tSrS, float scale, float (&part)[2]) const {
+    constexpr int N = decltype(cute::size(std::declval<TS&>()))::value;
+    const float neg_base[2] = {-row_max[0], -row_max[1]};
+    float sum[2][4] = {{0.f, 0.f, 0.f, 0.f}, {0.f, 0.f, 0.f, 0.f}};
+    CUTLASS_PRAGMA_UNROLL
+    for (int v = 0; v < N; ++v) {
+      const float e = fast_exp2(fmaf(tSrS(v), scale, neg_base[(v >> 1) & 1]));
+      tSrS(v) = e;
+      sum[(v >> 1) & 1][(v / 4) % 4 / 2 * 2 + (v & 1)] += e;
+    }
+    CUTLASS_PRAGMA_UNROLL
+    for (int h = 0; h < 2; ++h) part[h] = (sum[h][0] + sum[h][1]) + (sum[h][2] + sum[h][3]);
+    constexpr float kLimit = 1 << static_cast<int>(kMaxGrowth);
+    return part[0] < kLimit && part[1] < kLimit;
+  }
+
+  // After exp_at_reference() failed somewhere in the warpgroup: moves each
+  // row's reference up by k, the exponent of the power of two just above its
+  // largest exponential (k = 0 when that is at most 1), and rescales the
+  // block's exponentials by exp2(old - new reference) instead of recomputing
+  // them, so that the next blocks pass again. (A reference taken from a
+  // diagonal block where the row sees one key is often below the row's
+  // logits; left there, as step() leaves it for a growth up to kMaxGrowth,
+  // it would fail every later block.) The factor is computed from the two
+  // stored references, so everything stays relative to the new one, whatever
+  // the rounding of old + k. rebase_possible() is false where an exponential
+  // overflowed, is not below 2^64, or is NaN; the caller then recomputes S.
+  template <class TS>
+  __device__ __forceinline__ static bool rebase_possible(const TS& tSrS, const float (&part)[2], float (&mx)[2]) {
+    constexpr int N = decltype(cute::size(std::declval<TS&>()))::value;
+    mx[0] = mx[1] = 0.f;
+    CUTLASS_PRAGMA_UNROLL
+    for (int v = 0; v < N; ++v) mx[(v >> 1) & 1] = fmaxf(mx[(v >> 1) & 1], tSrS(v));
+    quad_extreme2<true>(mx);
+    constexpr float kMaxExp = 18446744073709551616.f;  // 2^64
+    // part >= each exponential, and NaN if one is (fmaxf drops NaN).
+    return part[0] < kMaxExp && part[1] < kMaxExp;
+  }
+  template <class TS>
+  __device__ __forceinline__ void rebase(TS& tSrS, float (&part)[2], const float (&mx)[2], float (&corr)[2]) {
+    constexpr int N = decltype(cute::size(std::declval<TS&>()))::value;
+    bool moved = false;
+    CUTLASS_PRAGMA_UNROLL
+    for (int h = 0; h < 2; ++h) {
+      corr[h] = 1.f;
+      if (mx[h] > 1.f) {  // 2^(k-1) <= mx < 2^k, mx a normal float
+        const float new_max = row_max[h] + static_cast<float>((__float_as_int(mx[h]) >> 23) - 126);
+        corr[h] = fast_exp2(row_max[h] - new_max);
+        row_max[h] = new_max;
+        part[h] *= corr[h];
+        moved = true;
+      }
+    }
+    if (moved) {
+      CUTLASS_PRAGMA_UNROLL
+      for (int v = 0; v < N; ++v) tSrS(v) *= corr[(v >> 1) & 1];
+    }
+  }
+  // Commits a block taken at the reference (corr = 1, or rebase()'s).
+  __device__ __forceinline__ void accept(const float (&part)[2], const float (&corr)[2]) {
+    CUTLASS_PRAGMA_UNROLL
+    for (int h = 0; h < 2; ++h) row_sum[h] = row_sum[h] * corr[h] + part[h];
+  }
+
   // O *= corr per row. Skipped (exactly: the factors are all 1) when no row
   // of the warp saw its max change, the common case after the first blocks.
   template <class TO>
