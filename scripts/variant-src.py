@@ -4,6 +4,7 @@ variant (the shipped sources carry no experiment switches), for
 `SRC=DEST bash scripts/build-variant.sh NAME`:
 
     python3 scripts/variant-src.py NAME DEST
+    python3 scripts/variant-src.py --check   # every variant still applies (CI)
 
 NAME (the variants behind BENCHMARKS.md "Bounds, measured"):
   nogather   keys read as contiguous rows (page id = key index mod num_pages),
@@ -19,6 +20,13 @@ NAME (the variants behind BENCHMARKS.md "Bounds, measured"):
              of the 30th launch print them (printf) at exit: run one workload
              per process (`pagedattn bench --no-check --filter seed00`); the
              stamps and the exit counter add ~2.7 us to the call
+  novote     every unmasked block after the first kept at the reference (the
+             softmax's fast path without its vote and fallback): what they
+             cost (outputs wrong only where an exponential overflows)
+  fastcount  counters of the fast path (warpgroup-blocks tried, votes failed,
+             S recomputed, threads failed), printed by CTA 0 at each launch's
+             start, cumulative: run one workload per process and difference
+             the last two lines by the number of launches
 
 Each edit is an exact text replacement; the script fails if the source no
 longer contains the text (the variant then needs updating with the kernel).
@@ -26,6 +34,7 @@ Python 3 standard library only.
 """
 import shutil
 import sys
+import tempfile
 from pathlib import Path
 
 KERNELS = Path(__file__).resolve().parents[1] / "crates" / "pagedattn" / "kernels"
@@ -40,7 +49,7 @@ __device__ __forceinline__ long long tl_gt() { long long c; asm volatile("mov.u6
 #define TL(i) do { if (blockIdx.x < 1024 && g_tl[blockIdx.x][i] == 0) g_tl[blockIdx.x][i] = tl_clock(); } while (0)
 '''
 
-TIMELINE_EXIT = r'''    consumer<T>(p, ss);
+TIMELINE_EXIT = r'''    consumer<T, kDirect>(p, ss);
     if (threadIdx.x == T::kProducerThreads && blockIdx.x < 1024) {
       g_tl[blockIdx.x][11] = tl_clock();
       g_tl[blockIdx.x][15] = tl_gt();
@@ -104,7 +113,7 @@ EDITS = {
          "  mainloop<T>(p, ss, w, slot, block_iter, tOrO, lse);\n  if (ct == 0) TL(9);"),
         ("attention.cu", "  store_output<T>(p, wo, m0, cw, cto, tOrO, tOcO, lse, s_stage);",
          "  store_output<T>(p, wo, m0, cw, cto, tOrO, tOcO, lse, s_stage);\n  if (ct == 0) TL(10);"),
-        ("attention.cu", "    consumer<T>(p, ss);\n  }\n}", TIMELINE_EXIT),
+        ("attention.cu", "    consumer<T, kDirect>(p, ss);\n  }\n}", TIMELINE_EXIT),
         ("attn/mainloop.cuh",
          "    mbar_wait(&ss.k_full[rk.stage], rk.phase);\n"
          "    cutlass::arch::fence_view_async_shared();  // cp.async writes -> wgmma (async proxy) reads",
@@ -115,13 +124,33 @@ EDITS = {
          "    if (ct == 0) TL(7);\n    release(&ss.k_empty[rk.stage]);\n    softmax_block(w.blk_hi - 1);\n"
          "    to_bf16();\n    if (ct == 0) TL(8);"),
     ],
+    "novote": [
+        ("attn/mainloop.cuh", "      if (warpgroup_all(ok, kBarSoftmaxVote + cw)) {",
+         "      if (ok || true) {  // diagnostic: no vote"),
+    ],
+    "fastcount": [
+        ("attn/kernel_traits.cuh", "namespace pagedattn {",
+         "#include <cstdio>\nnamespace pagedattn {\n__device__ unsigned long long g_fast[4];  // diagnostic"),
+        ("attention.cu", "  init_barriers<T>(ss);",
+         "  if (blockIdx.x == 0 && threadIdx.x == 0)\n"
+         "    printf(\"FAST tried %llu failed %llu recomputed %llu threads %llu\\n\", g_fast[0], g_fast[1], g_fast[2],\n"
+         "           g_fast[3]);\n  init_barriers<T>(ss);"),
+        ("attn/mainloop.cuh", "      if (warpgroup_all(ok, kBarSoftmaxVote + cw)) {",
+         "      const bool all_ok = warpgroup_all(ok, kBarSoftmaxVote + cw);\n"
+         "      if (ct % 128 == 0) atomicAdd(&g_fast[0], 1ull);\n"
+         "      if (!all_ok && ct % 128 == 0) atomicAdd(&g_fast[1], 1ull);\n"
+         "      if (!ok) atomicAdd(&g_fast[3], 1ull);\n"
+         "      if (all_ok) {"),
+        ("attn/mainloop.cuh", "          warpgroup_gemm<true, -1>(mma_qk, tSrQ, tSrK(_, _, _, warp_uniform(rk.stage)), tSrS);\n"
+         "          warpgroup_wait<0>();",
+         "          if (ct % 128 == 0) atomicAdd(&g_fast[2], 1ull);\n"
+         "          warpgroup_gemm<true, -1>(mma_qk, tSrQ, tSrK(_, _, _, warp_uniform(rk.stage)), tSrS);\n"
+         "          warpgroup_wait<0>();"),
+    ],
 }
 
 
-def main():
-    if len(sys.argv) != 3 or sys.argv[1] not in EDITS:
-        sys.exit(__doc__)
-    name, dest = sys.argv[1], Path(sys.argv[2])
+def write_variant(name, dest):
     if dest.exists():
         shutil.rmtree(dest)
     shutil.copytree(KERNELS, dest)
@@ -131,6 +160,19 @@ def main():
         if text.count(old) < 1:
             sys.exit(f"variant {name}: {rel} no longer contains:\n{old}")
         f.write_text(text.replace(old, new, 1))
+
+
+def main():
+    if sys.argv[1:] == ["--check"]:
+        with tempfile.TemporaryDirectory() as tmp:
+            for name in EDITS:
+                write_variant(name, Path(tmp) / name)
+        print(f"variant-src: all {len(EDITS)} variants apply to the kernels")
+        return
+    if len(sys.argv) != 3 or sys.argv[1] not in EDITS:
+        sys.exit(__doc__)
+    dest = Path(sys.argv[2])
+    write_variant(sys.argv[1], dest)
     print(dest)
 
 

@@ -175,11 +175,12 @@ __device__ __forceinline__ void mainloop(const Params& p, typename T::SharedStor
       softmax_block(n);
     } else {
       // Unmasked: exponentials at the current reference max first
-      // (OnlineSoftmax::exp_at_reference); where that fails, the reference
-      // moves by a power of two (rebase) or, failing that, S is recomputed
-      // and the full step runs. K(it) is held until then. Holding it moves
-      // nothing: the producer refills this stage only after V(it - 1)'s,
-      // which is released later.
+      // (OnlineSoftmax::exp_at_reference); where that fails in the
+      // warpgroup, the references move up and the block is rescaled in
+      // registers (rebase) or, where an exponential overflowed, S is
+      // recomputed and the full step runs. K(it) is held until then.
+      // Holding it moves nothing: the producer refills this stage only
+      // after V(it - 1)'s, which is released later.
       float part[2];
       const bool ok = softmax.exp_at_reference(tSrS, scale, part);
       if (warpgroup_all(ok, kBarSoftmaxVote + cw)) {

@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# NOT RUN: the session's device time ran out before this call (prepared for the next session).
+# Device call 9 (seventh session): `late`, 2a5c4c9 with the vote's outcome
+# committed by selects and a failed vote handled after P is converted (no
+# branch between the vote and the loop's end on the common path), against
+# the shipped build and novote; the late-reference and huge-logit tests on
+# late first. Two rounds on the long, prefix and single-sequence rows.
+set -u
+OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"
+D=dist
+t0=$(date +%s)
+PAGEDATTN_ATTENTION_CUBIN=$D/var/late.cubin timeout 40 $D/gpu_tests --include-ignored --test-threads=1 --nocapture late_reference both_tile > "$OUT/gpu_tests.log" 2>&1
+echo "gpu_tests late_reference both_tile (late) rc=$? $(grep -E '^test result' $OUT/gpu_tests.log) $(( $(date +%s) - t0 ))s"
+PAGEDATTN_ATTENTION_CUBIN=$D/var/late.cubin timeout 30 $D/gpu_reliability --include-ignored --test-threads=1 --nocapture huge_logits nan_inf > "$OUT/gpu_reliability.log" 2>&1
+echo "gpu_reliability huge_logits nan_inf (late) rc=$? $(grep -E '^test result' $OUT/gpu_reliability.log) $(( $(date +%s) - t0 ))s"
+W=(--workloads $D/seed.jsonl --workloads $D/scale.jsonl --workloads $D/prefix.jsonl
+   --filter seed07 --filter seed11 --filter seed13 --filter seed15 --filter seed19 --filter scale_single_2048
+   --filter scale_single_4096 --filter scale_single_8192 --filter scale_single_16384 --filter scale_batch16x2048
+   --filter prefix_q128_kv4096 --filter prefix_q512_kv16384 --filter prefix_mixed)
+cfg() { echo "$1=$D/pagedattn@--attention-cubin=$D/var/$1.cubin"; }
+AB_ROUNDS=2 AB_TIMEOUT=40 OUT=$OUT/ab bash scripts/device-ab.sh shipped=$D/pagedattn $(cfg late) $(cfg novote) -- "${W[@]}" > "$OUT/ab.txt" 2>&1
+echo "ab $(( $(date +%s) - t0 ))s"
+cd "$OUT" && mkdir -p j && cp ab/*.json j/ 2>/dev/null
+tar czf logs.tgz --exclude=logs.tgz --exclude=j * && tar czf json.tgz j && rm -rf ab j *.log
+cat ab.txt | grep -vE "^\s*$" | head -40
+echo "total $(( $(date +%s) - t0 ))s"
