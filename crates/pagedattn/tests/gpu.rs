@@ -31,6 +31,18 @@ fn run_fast(b: &CudaBackend, p: &HostProblem<'_>) -> Result<Output, Error> {
     bufs.download(stream)
 }
 
+/// A backend with the tile configuration and split policy forced.
+fn backend_with(tile: TileConfig, split: SplitPolicy) -> CudaBackend {
+    let mut b = CudaBackend::new().expect("backend");
+    b.set_options(Options {
+        tile: Some(tile),
+        split,
+        ..Default::default()
+    })
+    .expect("options");
+    b
+}
+
 fn assert_close(name: &str, got: &Output, reference: &Output) -> (f64, f64) {
     let rep = compare(got, reference);
     assert!(
@@ -628,13 +640,7 @@ fn split_kv_chunks_merge_like_the_reference() {
             SplitPolicy::Blocks(2),
             SplitPolicy::Blocks(3),
         ] {
-            let mut b = CudaBackend::new().expect("backend");
-            b.set_options(Options {
-                tile: Some(config),
-                split,
-                ..Default::default()
-            })
-            .expect("options");
+            let b = backend_with(config, split);
             for w in &cases {
                 let inputs = w.inputs(seed);
                 let p = inputs.problem();
@@ -776,13 +782,7 @@ fn late_reference_max_matches_reference() {
         let p = inputs.problem();
         for config in [TileConfig::M64, TileConfig::M128] {
             for split in [SplitPolicy::Auto, SplitPolicy::Blocks(2)] {
-                let mut b = CudaBackend::new().expect("backend");
-                b.set_options(Options {
-                    tile: Some(config),
-                    split,
-                    ..Default::default()
-                })
-                .expect("options");
+                let b = backend_with(config, split);
                 let name = format!("K x{factor}, {config:?}, {split:?} (seed {seed})");
                 let got = run_fast(&b, &p).unwrap_or_else(|e| panic!("{name}: {e}"));
                 let r = b.reference(&p).expect("reference");
