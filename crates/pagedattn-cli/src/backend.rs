@@ -50,6 +50,11 @@ pub trait Prepared {
     /// `reps` timed calls after `warmup` untimed ones; per-call microseconds,
     /// by the backend's protocol.
     fn time(&mut self, warmup: usize, reps: usize) -> Result<Vec<f64>>;
+    /// How the call launches, in words (CUDA: tile configuration and entry
+    /// point, e.g. `m128 host plan`); `None` where that does not apply.
+    fn launch(&self) -> Option<String> {
+        None
+    }
 }
 
 /// What a backend's output is checked against.
@@ -269,6 +274,8 @@ struct CudaPrepared<'a> {
     b: &'a CudaBench,
     bufs: DeviceBuffers,
     plan: Option<DevicePlan>,
+    /// `PagedPrefill::launch_info`, in words.
+    launch: Option<String>,
 }
 
 impl CudaPrepared<'_> {
@@ -318,6 +325,10 @@ impl Prepared for CudaPrepared<'_> {
             }
         }
     }
+
+    fn launch(&self) -> Option<String> {
+        self.launch.clone()
+    }
 }
 
 impl Backend for CudaBench {
@@ -351,10 +362,16 @@ impl Backend for CudaBench {
             )?),
             PlanSource::Device => None,
         };
+        let launch = self
+            .gpu
+            .kernel()
+            .launch_info(&p.dims, plan.as_ref())
+            .map(|l| l.to_string());
         Ok(Box::new(CudaPrepared {
             b: self,
             bufs,
             plan,
+            launch,
         }))
     }
 

@@ -139,6 +139,9 @@ pub struct BenchRow {
     pub note: Option<String>,
     /// What the output was compared with: `cpu`, `cuda-fp32` or `naive`.
     pub reference: Option<String>,
+    /// How the call launched (CUDA: tile configuration and entry point,
+    /// e.g. `m128 host plan`, `m64 direct`).
+    pub launch: Option<String>,
     /// The comparison.
     pub check: Option<CheckReport>,
     /// Median per-call time, microseconds.
@@ -295,6 +298,7 @@ fn run_one(
         status: Status::Error,
         note: None,
         reference: None,
+        launch: None,
         check: None,
         time_us: None,
         time_min_us: None,
@@ -333,6 +337,7 @@ fn check_and_time(
     let problem = inputs.problem();
     progress(Progress::Phase("run"));
     let mut prepared = backend.prepare(&problem)?;
+    row.launch = prepared.launch();
     let t0 = Instant::now();
     let out = prepared.run()?;
     let first_call_s = t0.elapsed().as_secs_f64();

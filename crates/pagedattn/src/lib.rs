@@ -109,8 +109,8 @@ pub use half;
 
 pub use backend::cpu::{attention as cpu_attention, naive_attention};
 pub use backend::cuda::{
-    CudaBackend, DeviceBuffers, DevicePlan, DeviceProblem, Options, PagedPrefill, RawCall,
-    Workspace,
+    CudaBackend, DeviceBuffers, DevicePlan, DeviceProblem, LaunchInfo, Options, PagedPrefill,
+    RawCall, Workspace,
 };
 pub use error::{Error, Result};
 pub use problem::{Dims, HostProblem, Output, OwnedProblem, Problem};

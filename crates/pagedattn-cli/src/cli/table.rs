@@ -59,6 +59,7 @@ impl RowPrinter {
                 ("floor us", 9),
                 ("floor/time", 10),
                 ("TFLOP/s", 8),
+                ("launch", 15),
                 ("check", 9),
                 ("max err out / lse", 17),
             ],
@@ -109,6 +110,7 @@ impl RowPrinter {
                 r.floor_fraction
                     .map_or("-".into(), |f| short(100.0 * f) + "%"),
                 r.tflops.map_or("-".into(), short),
+                r.launch.clone().unwrap_or_else(|| "-".into()),
                 r.status.to_string(),
                 check.map_or("-".into(), |c| {
                     format!("{:.1e} / {:.1e}", c.max_abs_out, c.max_abs_lse)

@@ -130,6 +130,37 @@ impl DevicePlan {
     }
 }
 
+/// How one call launches ([`PagedPrefill::launch_info`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LaunchInfo {
+    /// The tile configuration.
+    pub config: TileConfig,
+    /// CTAs in the grid.
+    pub grid: u32,
+    /// The direct entry point: a unit per CTA at most and nothing to split,
+    /// so no plan, tickets or merge.
+    pub direct: bool,
+    /// The kernel copies a plan made on the host; otherwise it builds the
+    /// plan itself (or, when direct, needs none).
+    pub host_plan: bool,
+}
+
+impl std::fmt::Display for LaunchInfo {
+    /// `m128 direct`, `m64 host plan` or `m128 device plan`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let tile = match self.config {
+            TileConfig::M128 => "m128",
+            TileConfig::M64 => "m64",
+        };
+        let how = match (self.direct, self.host_plan) {
+            (true, _) => "direct",
+            (false, true) => "host plan",
+            (false, false) => "device plan",
+        };
+        write!(f, "{tile} {how}")
+    }
+}
+
 /// The Hopper attention kernel, loaded into a context.
 ///
 /// `Send + Sync`: launches only read `self`; everything a launch writes
@@ -560,6 +591,20 @@ impl PagedPrefill {
         })
     }
 
+    /// How a call of these dimensions launches (with `plan`, as
+    /// [`PagedPrefill::launch_planned`] would launch it): for reports and
+    /// tests. `None` for a call with nothing to compute (no launch).
+    pub fn launch_info(&self, dims: &Dims, plan: Option<&DevicePlan>) -> Option<LaunchInfo> {
+        let config = plan.map_or_else(|| self.config_for(dims), |p| p.config);
+        let (grid, direct) = self.launch_shape(config, dims)?;
+        Some(LaunchInfo {
+            config,
+            grid,
+            direct,
+            host_plan: !direct && plan.is_some_and(DevicePlan::has_image),
+        })
+    }
+
     /// The tile configuration a call of these dimensions uses.
     pub fn config_for(&self, dims: &Dims) -> TileConfig {
         self.opts
@@ -968,5 +1013,32 @@ fn flag_result(bits: i32) -> Result<()> {
     match bits {
         0 => Ok(()),
         bits => Err(Error::DeviceIndexData(ffi::describe_error_bits(bits))),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn launch_info_in_words() {
+        let info = |config, direct, host_plan| LaunchInfo {
+            config,
+            grid: 132,
+            direct,
+            host_plan,
+        };
+        assert_eq!(
+            info(TileConfig::M128, true, false).to_string(),
+            "m128 direct"
+        );
+        assert_eq!(
+            info(TileConfig::M64, false, true).to_string(),
+            "m64 host plan"
+        );
+        assert_eq!(
+            info(TileConfig::M128, false, false).to_string(),
+            "m128 device plan"
+        );
     }
 }

@@ -26,7 +26,9 @@ use cudarc::driver::{
 };
 use half::bf16;
 
-pub use kernel::{DevicePlan, DeviceProblem, Options, PagedPrefill, RawCall, Workspace};
+pub use kernel::{
+    DevicePlan, DeviceProblem, LaunchInfo, Options, PagedPrefill, RawCall, Workspace,
+};
 
 use crate::error::{Error, Result};
 use crate::problem::{validate, Buffer, HostProblem, Output, Problem};
