@@ -739,14 +739,16 @@ fn large_batches_take_the_fallback_order() {
 }
 
 /// The softmax's fast path (the exponentials of a block taken at the running
-/// reference max, kept when no probability exceeds 2^8) and its fallback (S
-/// recomputed, the full step). The main loop runs a tile's key blocks from
-/// the diagonal down, so the first keys of a sequence come last; here their K
-/// rows are scaled so that the reference moves late: by a few units in some
-/// rows and not in others (x2.5: some warps of a warpgroup pass, some fail),
-/// by tens (x6), and by hundreds (x40: the fast path's exponentials overflow
-/// to inf before the block is recomputed). Both tile configurations, with the
-/// automatic split and chunks of 2 blocks, on scattered pages.
+/// reference max, kept when no probability exceeds 2^8) and its fallbacks
+/// (the references moved up and the block rescaled in registers; S
+/// recomputed and the full step where an exponential overflowed). The main
+/// loop runs a tile's key blocks from the diagonal down, so the first keys of
+/// a sequence come last; here their K rows are scaled so that the reference
+/// moves late: by a few units in some rows and not in others (x2.5: some
+/// threads of a warpgroup pass, some fail), by tens (x6), and by hundreds
+/// (x40: the fast path's exponentials overflow to inf before the block is
+/// recomputed). Both tile configurations, with the automatic split and
+/// chunks of 2 blocks, on scattered pages.
 #[test]
 #[ignore = "needs a Hopper GPU (run with --ignored on the GPU machine)"]
 fn late_reference_max_matches_reference() {
