@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# NOT RUN: the seventh session's device time ran out before this call
-# (prepared for the next session; build its inputs with prepare-call9.sh).
+# Prepared in the seventh session, run in the eighth (inputs built by
+# prepare-call9.sh); the ncu source account of the shipped build last.
 # Device call 9: variants of the softmax's fast path (2a5c4c9) against the
 # shipped build and novote:
 #   late       the vote's outcome committed by selects and a failed vote
@@ -29,6 +29,9 @@ W=(--workloads $D/seed.jsonl --workloads $D/scale.jsonl --workloads $D/prefix.js
 cfg() { echo "$1=$D/pagedattn@--attention-cubin=$D/var/$1.cubin"; }
 AB_ROUNDS=2 AB_TIMEOUT=45 OUT=$OUT/ab bash scripts/device-ab.sh shipped=$D/pagedattn $(cfg late) $(cfg lim16) $(cfg latelim16) $(cfg novote) -- "${W[@]}" > "$OUT/ab.txt" 2>&1
 echo "ab $(( $(date +%s) - t0 ))s"
+mkdir -p "$OUT/ncu" && OUT=$OUT/ncu timeout 200 bash scripts/device-run.sh ncu-source > "$OUT/ncu.txt" 2>&1
+echo "ncu-source rc=$? $(( $(date +%s) - t0 ))s"
+rm -f "$OUT"/ncu/*.ncu-rep
 cd "$OUT" && mkdir -p j && cp ab/*.json j/ 2>/dev/null
 tar czf logs.tgz --exclude=logs.tgz --exclude=j * && tar czf json.tgz j && rm -rf ab j *.log
 cat ab.txt | grep -vE "^\s*$" | head -40
