@@ -45,9 +45,17 @@ struct KernelTraits {
   // setmaxnreg budgets: the gather producer needs few registers, the consumers
   // hold S (64 fp32) and O (64 fp32) accumulators per thread.
   static constexpr int kProducerRegs = 56;
-  // What the register file leaves the consumers once the producers have theirs.
+  // Registers per thread the CTA launches with: what ptxas allocates under
+  // __launch_bounds__(kThreads, kCtasPerSm), in units of 8.
+  static constexpr int kLaunchRegs = (65536 / (kThreads * kCtasPerSm)) / 8 * 8;
+  // What the CTA's allocation leaves the consumers once the producers have
+  // theirs. The budgets must fit in that allocation: a setmaxnreg.inc that
+  // asks for more waits forever (measured: producers at 64 with consumers at
+  // 224 hung the m128 kernels, 65536 registers against 384 x 168).
   static constexpr int kConsumerRegs =
-      ((65536 / kCtasPerSm - kProducerThreads * kProducerRegs) / kConsumerThreads) / 8 * 8;
+      ((kLaunchRegs * kThreads - kProducerThreads * kProducerRegs) / kConsumerThreads) / 8 * 8;
+  static_assert(kProducerThreads * kProducerRegs + kConsumerThreads * kConsumerRegs <= kLaunchRegs * kThreads,
+                "setmaxnreg budgets within the launch's registers");
   static_assert(kConsumerRegs >= 152 && kConsumerRegs <= 240, "consumer register budget");
 
   // How the softmax zeroes masked keys (OnlineSoftmax::step). Measured on the
