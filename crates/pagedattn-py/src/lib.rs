@@ -1281,12 +1281,13 @@ impl Plan {
         self.device
     }
 
-    /// The tile configuration chosen (`"m64"` or `"m128"`).
+    /// The tile configuration chosen (`"m64"`, `"m128"` or `"m128d"`).
     #[getter]
     fn config(&self) -> &'static str {
         match self.plan.config() {
             pagedattn::TileConfig::M64 => "m64",
             pagedattn::TileConfig::M128 => "m128",
+            pagedattn::TileConfig::M128Deep => "m128d",
         }
     }
 

@@ -8,8 +8,8 @@
 //   all threads      build the plan from the indptrs (shared memory), unless
 //                    the host made it (copied by producer warp 0);
 //   warpgroup 0      producer: takes tickets and decodes units (warp 0),
-//                    gathers Q and K/V rows by page id (cp.async) into two
-//                    Q slots and a kStages-deep K/V ring (mbarriers), up to a
+//                    gathers Q and K/V rows by page id (cp.async) into Q
+//                    slots and a kStages-deep K/V ring (mbarriers), up to a
 //                    unit ahead of the consumers (attn/load_pipeline.cuh);
 //   warpgroups 1..   consumers, 64 rows each: the main loop (QK, mask,
 //                    online softmax, PV; attn/mainloop.cuh), then the
@@ -241,13 +241,25 @@ __device__ __forceinline__ void attention(const Params& p) {
   }
 }
 
-// Two tile shapes (the host picks one per call, src/schedule.rs):
-//  m128: 128 rows, two consumer warpgroups (ping-pong), 128-key blocks, one
-//        CTA per SM: least K/V traffic per FLOP, for long sequences;
-//  m64:  64 rows, one consumer warpgroup, 64-key blocks, two CTAs per SM:
-//        finer units for batches of short sequences.
-using TraitsM128 = KernelTraits</*kBlockM=*/128, /*kBlockN=*/128, /*kStages=*/2, /*kCtasPerSm=*/1, /*kPlanMaxBatch=*/1024>;
-using TraitsM64 = KernelTraits</*kBlockM=*/64, /*kBlockN=*/64, /*kStages=*/2, /*kCtasPerSm=*/2, /*kPlanMaxBatch=*/512>;
+// Three configurations (the host picks one per call, src/schedule.rs):
+//  m128:  128 rows, two consumer warpgroups (ping-pong), 128-key blocks, one
+//         CTA per SM: least K/V traffic per FLOP, for long sequences;
+//  m128d: m128 with a 3-deep K/V ring and one Q slot (the shared memory of
+//         the second slot and of plans above 64 sequences buys the third
+//         stage): with 2 stages a block's K and V leave one step before
+//         their use, and at 8192 the consumers waited for them on 5% of the
+//         samples; one slot exposes the next unit's Q load, so it serves the
+//         calls whose units are long (measured on the H200: cached prefixes
+//         4-16% and long sequences 5-7% faster than m128, batches of many
+//         short units 2-8% slower);
+//  m64:   64 rows, one consumer warpgroup, 64-key blocks, two CTAs per SM:
+//         finer units for batches of short sequences.
+using TraitsM128 = KernelTraits</*kBlockM=*/128, /*kBlockN=*/128, /*kStages=*/2, /*kCtasPerSm=*/1,
+                                /*kPlanMaxBatch=*/1024, /*kQSlots=*/2>;
+using TraitsM128Deep = KernelTraits</*kBlockM=*/128, /*kBlockN=*/128, /*kStages=*/3, /*kCtasPerSm=*/1,
+                                    /*kPlanMaxBatch=*/64, /*kQSlots=*/1>;
+using TraitsM64 = KernelTraits</*kBlockM=*/64, /*kBlockN=*/64, /*kStages=*/2, /*kCtasPerSm=*/2,
+                               /*kPlanMaxBatch=*/512, /*kQSlots=*/2>;
 
 }  // namespace pagedattn
 
@@ -266,11 +278,14 @@ using TraitsM64 = KernelTraits</*kBlockM=*/64, /*kBlockN=*/64, /*kStages=*/2, /*
       name(const __grid_constant__ pagedattn::Params p) {}
 #endif
 PAGEDATTN_ENTRY(paged_prefill_m128, pagedattn::TraitsM128, 1, false)
+PAGEDATTN_ENTRY(paged_prefill_m128d, pagedattn::TraitsM128Deep, 1, false)
 PAGEDATTN_ENTRY(paged_prefill_m64, pagedattn::TraitsM64, 2, false)
 PAGEDATTN_ENTRY(paged_prefill_m128_direct, pagedattn::TraitsM128, 1, true)
+PAGEDATTN_ENTRY(paged_prefill_m128d_direct, pagedattn::TraitsM128Deep, 1, true)
 PAGEDATTN_ENTRY(paged_prefill_m64_direct, pagedattn::TraitsM64, 2, true)
 #undef PAGEDATTN_ENTRY
 
 // Shared memory each entry point needs (read by the host through cuModuleGetGlobal).
 extern "C" __device__ const int paged_prefill_m128_smem_bytes = pagedattn::TraitsM128::kSmemBytes;
+extern "C" __device__ const int paged_prefill_m128d_smem_bytes = pagedattn::TraitsM128Deep::kSmemBytes;
 extern "C" __device__ const int paged_prefill_m64_smem_bytes = pagedattn::TraitsM64::kSmemBytes;

@@ -23,6 +23,11 @@ pub enum TileConfig {
     /// 128 packed rows x 128-key blocks, two consumer warpgroups, one CTA per
     /// SM: least K/V traffic per FLOP, for long sequences.
     M128,
+    /// `M128` with a 3-deep K/V ring and one Q slot (plans up to 64
+    /// sequences): each block's K and V leave two steps before their use
+    /// instead of one, and the next unit's Q loads only after this unit's
+    /// epilogue. For calls whose units are long ([`M128_DEEP_MIN_KEYS`]).
+    M128Deep,
     /// 64 packed rows x 64-key blocks, one consumer warpgroup, two CTAs per SM,
     /// persistent (each CTA walks many tiles, loading the next tile's Q and
     /// first key blocks under the current one): for batches of short sequences.
@@ -30,17 +35,20 @@ pub enum TileConfig {
 }
 
 impl TileConfig {
+    /// Every configuration.
+    pub const ALL: [TileConfig; 3] = [TileConfig::M128, TileConfig::M128Deep, TileConfig::M64];
+
     /// Packed rows per tile.
     pub fn block_m(self) -> usize {
         match self {
-            TileConfig::M128 => 128,
+            TileConfig::M128 | TileConfig::M128Deep => 128,
             TileConfig::M64 => 64,
         }
     }
     /// Keys per inner step.
     pub fn block_n(self) -> usize {
         match self {
-            TileConfig::M128 => 128,
+            TileConfig::M128 | TileConfig::M128Deep => 128,
             TileConfig::M64 => 64,
         }
     }
@@ -57,6 +65,11 @@ impl TileConfig {
     /// One sequence alone is held by its longest tiles, not by the GPU's
     /// throughput: m64's finer tiles fill the SMs its m128 tiles leave idle
     /// up to longer sequences ([`M64_MAX_SINGLE_KV_LEN`]).
+    ///
+    /// Among the 128-row configurations, `M128Deep` for one sequence and for
+    /// batches (up to its plan's 64 sequences) whose tiles see many keys:
+    /// the mean keys per sequence less half the mean queries (a tile's mean
+    /// key range) of at least [`M128_DEEP_MIN_KEYS`].
     pub fn choose(total_q: usize, num_kv_indices: usize, batch: usize) -> TileConfig {
         if batch == 0 {
             return TileConfig::M64;
@@ -68,7 +81,14 @@ impl TileConfig {
             M64_MAX_MEAN_Q_LEN
         };
         if mean_kv >= m128_from && mean_q >= M128_MIN_MEAN_Q_LEN {
-            TileConfig::M128
+            let tile_keys = mean_kv.saturating_sub(mean_q / 2);
+            let deep =
+                batch == 1 || (batch <= M128_DEEP_MAX_BATCH && tile_keys >= M128_DEEP_MIN_KEYS);
+            if deep {
+                TileConfig::M128Deep
+            } else {
+                TileConfig::M128
+            }
         } else {
             TileConfig::M64
         }
@@ -177,6 +197,20 @@ pub const M64_MAX_SINGLE_KV_LEN: usize = 512;
 /// 16 queries (96 of a tile's 128 rows) up (fourth session).
 pub const M128_MIN_MEAN_Q_LEN: usize = 16;
 
+/// A tile's mean key range from which [`TileConfig::choose`] picks
+/// `M128Deep` over `M128` for a batch. Both forced on every seed, scale,
+/// shapes and prefix row on the H200 (eighth session, call 8, two rounds):
+/// `M128Deep` faster on every cached prefix (4-16%; 896 keys per tile and
+/// up), on the long sequences (5-7%), seed11 and seed15 (2.5%: 654 and 966
+/// keys) and one sequence of 559 keys (2.7%, its tiles one per CTA);
+/// `M128` faster on batches of short tiles: seed13 (304 keys, 6.5%), seed19
+/// (343, 2.3%), seed10 (164, 1.1%), 64 x 512 and 16 x 512 (256, 7.8%).
+pub const M128_DEEP_MIN_KEYS: usize = 640;
+
+/// Largest batch `M128Deep` takes: its plan holds 64 sequences (the shared
+/// memory of the third ring stage), `units::plan_max_batch`.
+pub const M128_DEEP_MAX_BATCH: usize = 64;
+
 /// First tile index of sequence `b`, given `qo_indptr[b]`.
 pub fn tile_start(qo_start: usize, b: usize, block_m: usize) -> usize {
     GROUP_SIZE * qo_start / block_m + b
@@ -206,15 +240,26 @@ mod tests {
         assert_eq!(TileConfig::choose(1000, 1010, 2), TileConfig::M128);
         // More queries than keys: the tiles see few keys, m64.
         assert_eq!(TileConfig::choose(4800, 1678, 8), TileConfig::M64);
-        // A cached prefix: few queries over many keys, m128; one query, m64.
-        assert_eq!(TileConfig::choose(512, 16384, 4), TileConfig::M128);
+        // A cached prefix: few queries over many keys, m128 (tiles of 4032
+        // keys: the deep ring); one query, m64.
+        assert_eq!(TileConfig::choose(512, 16384, 4), TileConfig::M128Deep);
         assert_eq!(TileConfig::choose(128, 65536, 128), TileConfig::M64);
-        // One sequence: m64 below 512 keys.
+        // The same tiles in more sequences than the deep ring's plan holds.
+        assert_eq!(
+            TileConfig::choose(65 * 128, 65 * 4096, 65),
+            TileConfig::M128
+        );
+        // One sequence: m64 below 512 keys, else the deep ring.
         assert_eq!(TileConfig::choose(448, 448, 1), TileConfig::M64);
-        assert_eq!(TileConfig::choose(559, 559, 1), TileConfig::M128);
+        assert_eq!(TileConfig::choose(559, 559, 1), TileConfig::M128Deep);
+        assert_eq!(TileConfig::choose(64, 16384, 1), TileConfig::M128Deep);
+        // Batches: short tiles (a tile's mean keys 160, 279) keep m128.
         assert_eq!(TileConfig::choose(640, 640, 2), TileConfig::M128);
-        assert_eq!(TileConfig::choose(64, 16384, 1), TileConfig::M128);
         assert_eq!(TileConfig::choose(1118, 1118, 2), TileConfig::M128);
+        assert_eq!(
+            TileConfig::choose(2 * 1307, 2 * 1307, 2),
+            TileConfig::M128Deep
+        );
         let one = HostPlan::new(
             &Dims::new(448, 3000, 2, 600),
             &[0, 0, 448],

@@ -27,6 +27,7 @@ use crate::schedule::{tiles_per_head, SplitPolicy, TileConfig};
 pub fn plan_max_batch(config: TileConfig) -> usize {
     match config {
         TileConfig::M128 => 1024,
+        TileConfig::M128Deep => crate::schedule::M128_DEEP_MAX_BATCH,
         TileConfig::M64 => 512,
     }
 }
@@ -853,7 +854,7 @@ mod tests {
             let kv = lens_to_indptr(&k);
             let total_q = *qo.last().unwrap() as usize;
             let nki = *kv.last().unwrap() as usize;
-            for config in [TileConfig::M128, TileConfig::M64] {
+            for config in TileConfig::ALL {
                 for split in [
                     SplitPolicy::Auto,
                     SplitPolicy::Never,

@@ -382,7 +382,7 @@ fn bad_indptrs_in_device_memory_are_reported() {
     println!("bad indptrs in device memory: reported, no fault");
 }
 
-/// Both tile configurations, forced, on random batches and a few seed
+/// Every tile configuration, forced, on random batches and a few seed
 /// workloads (the per-call choice only picks between them).
 #[test]
 #[ignore = "needs a Hopper GPU (run with --ignored on the GPU machine)"]
@@ -390,7 +390,7 @@ fn both_tile_configs_match_reference() {
     let _ = gpu!("both_tile_configs_match_reference");
     let seed = run_seed();
     let seeds = embedded_seed().unwrap();
-    for config in [TileConfig::M64, TileConfig::M128] {
+    for config in TileConfig::ALL {
         let mut b = CudaBackend::new().expect("backend");
         b.set_options(Options {
             tile: Some(config),
@@ -501,15 +501,13 @@ fn host_plan_launch_matches_device_plan() {
         b
     };
     // The automatic tile choice's device launch, per configuration.
-    let forced = [
-        backend(Some(TileConfig::M64), SplitPolicy::Auto),
-        backend(Some(TileConfig::M128), SplitPolicy::Auto),
-    ];
+    let forced = TileConfig::ALL.map(|c| (c, backend(Some(c), SplitPolicy::Auto)));
     let mut other_config = 0;
     for (tile, split) in [
         (None, SplitPolicy::Auto),
         (Some(TileConfig::M64), SplitPolicy::Blocks(2)),
         (Some(TileConfig::M128), SplitPolicy::Blocks(3)),
+        (Some(TileConfig::M128Deep), SplitPolicy::Blocks(3)),
     ] {
         let b = backend(tile, split);
         for (i, w) in cases.iter().enumerate() {
@@ -523,7 +521,11 @@ fn host_plan_launch_matches_device_plan() {
             } else {
                 assert!(tile.is_none(), "{name}: a forced tile is the plan's");
                 other_config += 1;
-                &forced[usize::from(config == TileConfig::M128)]
+                &forced
+                    .iter()
+                    .find(|(c, _)| *c == config)
+                    .expect("every configuration")
+                    .1
             };
             let device = run_fast(device_b, &p).unwrap_or_else(|e| panic!("{name}: {e}"));
             assert!(
@@ -634,7 +636,7 @@ fn split_kv_chunks_merge_like_the_reference() {
         cases.push(random_batch(seed ^ (0x700 + i), &spec));
     }
     let mut split_calls = 0;
-    for config in [TileConfig::M64, TileConfig::M128] {
+    for config in TileConfig::ALL {
         for split in [
             SplitPolicy::Blocks(1),
             SplitPolicy::Blocks(2),
@@ -708,13 +710,17 @@ fn bitwise_eq(a: &Output, b: &Output) -> bool {
 }
 
 /// Batches above the shared-memory plan's capacity (512 sequences for m64,
-/// 1024 for m128) take the fallback unit order: same results.
+/// 1024 for m128, 64 for m128d) take the fallback unit order: same results.
 #[test]
 #[ignore = "needs a Hopper GPU (run with --ignored on the GPU machine)"]
 fn large_batches_take_the_fallback_order() {
     let _ = gpu!("large_batches_take_the_fallback_order");
     let seed = run_seed();
-    for (config, batch) in [(TileConfig::M64, 700), (TileConfig::M128, 1500)] {
+    for (config, batch) in [
+        (TileConfig::M64, 700),
+        (TileConfig::M128, 1500),
+        (TileConfig::M128Deep, 100),
+    ] {
         let mut b = CudaBackend::new().expect("backend");
         b.set_options(Options {
             tile: Some(config),
@@ -735,7 +741,7 @@ fn large_batches_take_the_fallback_order() {
         let r = b.reference(&p).expect("reference");
         assert_close(&format!("{config:?} {} ({batch} seqs)", w.name), &got, &r);
     }
-    println!("fallback order: 700 (m64) and 1500 (m128) sequences ok");
+    println!("fallback order: 700 (m64), 1500 (m128) and 100 (m128d) sequences ok");
 }
 
 /// The softmax's fast path (the exponentials of a block taken at the running
@@ -747,7 +753,7 @@ fn large_batches_take_the_fallback_order() {
 /// moves late: by a few units in some rows and not in others (x2.5: some
 /// threads of a warpgroup pass, some fail), by tens (x6), and by hundreds
 /// (x40: the fast path's exponentials overflow to inf before the block is
-/// recomputed). Both tile configurations, with the automatic split and
+/// recomputed). Every tile configuration, with the automatic split and
 /// chunks of 2 blocks, on scattered pages.
 #[test]
 #[ignore = "needs a Hopper GPU (run with --ignored on the GPU machine)"]
@@ -782,7 +788,7 @@ fn late_reference_max_matches_reference() {
             }
         }
         let p = inputs.problem();
-        for config in [TileConfig::M64, TileConfig::M128] {
+        for config in TileConfig::ALL {
             for split in [SplitPolicy::Auto, SplitPolicy::Blocks(2)] {
                 let b = backend_with(config, split);
                 let name = format!("K x{factor}, {config:?}, {split:?} (seed {seed})");

@@ -108,7 +108,8 @@ struct RunArgs {
 #[derive(Args, Debug, Clone)]
 struct KernelArgs {
     /// CUDA: tile configuration, `auto` (chosen per call from the mean
-    /// query length), `m64` or `m128` (forced for every call).
+    /// query and key lengths), `m64`, `m128` or `m128d` (m128 with a 3-deep
+    /// K/V ring; forced for every call).
     #[arg(long, value_enum, default_value_t = TileArg::Auto)]
     tile: TileArg,
     /// CUDA: when long tiles are split into key-range chunks merged in the
@@ -142,6 +143,8 @@ enum TileArg {
     Auto,
     M64,
     M128,
+    /// m128 with a 3-deep K/V ring and one Q slot.
+    M128d,
 }
 
 /// A whole number of at least `MIN`, with a message that says so (instead of
@@ -190,6 +193,7 @@ impl KernelArgs {
                 TileArg::Auto => None,
                 TileArg::M64 => Some(TileConfig::M64),
                 TileArg::M128 => Some(TileConfig::M128),
+                TileArg::M128d => Some(TileConfig::M128Deep),
             },
             split: self.split,
             attention_cubin,

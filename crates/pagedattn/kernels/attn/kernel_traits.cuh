@@ -24,7 +24,7 @@ enum NamedBarrierId : int {
   kBarSoftmaxVote = 6, // + consumer warpgroup: did every thread's block pass the softmax's fast path
 };
 
-template <int kBlockM_, int kBlockN_, int kStages_, int kCtasPerSm_, int kPlanMaxBatch_>
+template <int kBlockM_, int kBlockN_, int kStages_, int kCtasPerSm_, int kPlanMaxBatch_, int kQSlots_>
 struct KernelTraits {
   using Element = cutlass::bfloat16_t;
   static constexpr int kBlockM = kBlockM_;       // packed (token, head) rows per tile
@@ -38,10 +38,11 @@ struct KernelTraits {
   // Largest batch the shared-memory plan holds (units::plan_max_batch).
   static constexpr int kPlanMaxBatch = kPlanMaxBatch_;
   using Plan = PlanStorage<kPlanMaxBatch>;
-  // Two Q slots: the producer loads the next unit's Q (and first key blocks)
-  // while the consumers finish the current one. A slot doubles as its unit's
+  // Q slots: with two, the producer loads the next unit's Q (and first key
+  // blocks) while the consumers finish the current one; with one, the next
+  // unit's Q waits for this unit's epilogue. A slot doubles as its unit's
   // output staging buffer once the unit's last QK GEMM is done.
-  static constexpr int kQSlots = 2;
+  static constexpr int kQSlots = kQSlots_;
   // setmaxnreg budgets: the gather producer needs few registers, the consumers
   // hold S (64 fp32) and O (64 fp32) accumulators per thread.
   static constexpr int kProducerRegs = 56;

@@ -21,6 +21,7 @@ pub fn options_from_env() -> Options {
     let tile = match std::env::var("PAGEDATTN_TILE").as_deref() {
         Ok("m64") => Some(TileConfig::M64),
         Ok("m128") => Some(TileConfig::M128),
+        Ok("m128d") => Some(TileConfig::M128Deep),
         _ => None,
     };
     let split = match std::env::var("PAGEDATTN_SPLIT").as_deref() {

@@ -150,6 +150,7 @@ impl std::fmt::Display for LaunchInfo {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let tile = match self.config {
             TileConfig::M128 => "m128",
+            TileConfig::M128Deep => "m128d",
             TileConfig::M64 => "m64",
         };
         let how = match (self.direct, self.host_plan) {
@@ -440,7 +441,7 @@ impl PagedPrefill {
             .attribute(sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)?
             as u32;
         let mut kernels = Vec::new();
-        for config in [TileConfig::M128, TileConfig::M64] {
+        for config in TileConfig::ALL {
             let e = ffi::entry(config);
             let func = module.load_function(e.function)?;
             let smem_global = module.get_global(e.smem_symbol, &stream)?;
