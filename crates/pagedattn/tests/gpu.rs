@@ -455,7 +455,7 @@ fn run_planned_config(
 /// (the host plan chooses it from the real sequence lengths, the device
 /// launch from `total_q / batch` and `num_kv_indices / batch`, so with empty
 /// sequences or spare page ids the two may differ), with the automatic split
-/// and forced splits in both configurations, on seed workloads, edge cases and
+/// and forced splits in every configuration, on seed workloads, edge cases and
 /// random batches (cached prefixes, empty sequences, up to 300 sequences);
 /// graph replays of a planned launch are equal too, and a plan for other
 /// dimensions or from another `PagedPrefill` is refused.
