@@ -166,7 +166,12 @@ impl HostPlan {
                 keys += kv_len;
             }
         }
-        let config = TileConfig::choose(queries, keys, with_queries);
+        let mut config = TileConfig::choose(queries, keys, with_queries);
+        // The deep ring's plan holds the call's sequences, empty ones too:
+        // above that it would run without a plan (no split, no sort).
+        if config == TileConfig::M128Deep && dims.batch > M128_DEEP_MAX_BATCH {
+            config = TileConfig::M128;
+        }
         Ok(HostPlan {
             dims: *dims,
             config,
@@ -279,6 +284,19 @@ mod tests {
         let short =
             HostPlan::new(&Dims::new(20, 40, 2, 20), &[0, 10, 20], &[0, 10, 20], None).unwrap();
         assert_eq!(short.config, TileConfig::M64);
+        // One long sequence among empty ones: the deep ring only while its
+        // plan holds the call's sequences.
+        let lone = |batch: usize| {
+            let qo: Vec<i32> = (0..=batch).map(|b| if b == 0 { 0 } else { 128 }).collect();
+            let kv: Vec<i32> = (0..=batch)
+                .map(|b| if b == 0 { 0 } else { 16384 })
+                .collect();
+            HostPlan::new(&Dims::new(128, 16384, batch, 16384), &qo, &kv, None)
+                .unwrap()
+                .config
+        };
+        assert_eq!(lone(64), TileConfig::M128Deep);
+        assert_eq!(lone(65), TileConfig::M128);
         // Bad contents are typed errors, page ids included when given.
         let bad = HostPlan::new(&d, &[0, 500, 400, 400, 1000], &kv, None);
         assert!(
