@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# Prepared in the ninth session, not run (build its inputs with
+# prepare-next.sh; carry ["dist"]; about 6 minutes). The chained units
+# (chained-variant.patch) against the shipped build.
+#   prediction: each unit boundary of the planned m128 / m64 kernels loses
+#   its unoverlapped first softmax and lone last P V (about 0.5-1 us of the
+#   2-3 us a unit costs beyond its blocks), so rows of many units per CTA
+#   gain 3-10%: seed09, seed12-18, batch64x512, b16x512, tiny_*, seed10 /
+#   seed13 / seed19 (m128 host plan); rows on m128d or the direct kernels
+#   unchanged (same SASS). Outputs bitwise equal to the shipped build's (the
+#   same arithmetic in the same order). A risk: the tail waits for the next
+#   unit's Q before its last P V.
+#   With --tile m128: whether chained m128 beats m128d on m128d's rows.
+# First correctness: GPU tests and reliability with the variant (every
+# configuration forced in them), memcheck, racecheck and synccheck through
+# both plans; then two rounds of shipped / chained / chained --tile m128.
+set -u
+OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"
+D=dist
+for d in /usr/local/cuda/bin /usr/local/cuda/compute-sanitizer; do [ -d "$d" ] && PATH="$PATH:$d"; done
+t0=$(date +%s)
+V=$D/var/chained.cubin
+PAGEDATTN_ATTENTION_CUBIN=$V timeout 150 $D/gpu_tests --include-ignored --test-threads=1 --nocapture > "$OUT/gpu_tests.log" 2>&1
+echo "gpu_tests (chained) rc=$? $(grep -E '^test result' $OUT/gpu_tests.log) $(( $(date +%s) - t0 ))s"
+grep -E "panicked|FAILED" "$OUT/gpu_tests.log" | head -6
+PAGEDATTN_ATTENTION_CUBIN=$V timeout 90 $D/gpu_reliability --include-ignored --test-threads=1 --nocapture > "$OUT/gpu_reliability.log" 2>&1
+echo "gpu_reliability (chained) rc=$? $(grep -E '^test result' $OUT/gpu_reliability.log) $(( $(date +%s) - t0 ))s"
+for plan in device host; do
+  for tool in memcheck racecheck synccheck; do
+    timeout 45 compute-sanitizer --tool $tool --error-exitcode 9 $D/pagedattn check --backend cuda --cpu-ref-max-pairs 0 \
+      --attention-cubin $V --plan $plan --workloads $D/split.jsonl --generated 6 > "$OUT/san_${plan}_$tool.log" 2>&1
+    echo "$tool (chained, $plan plan) rc=$? $(grep -E 'SUMMARY' $OUT/san_${plan}_$tool.log | tail -1) | $(( $(date +%s) - t0 ))s"
+  done
+done
+W=(--workloads $D/seed.jsonl --workloads $D/scale.jsonl --workloads $D/shapes.jsonl --workloads $D/prefix.jsonl)
+AB_ROUNDS=2 AB_TIMEOUT=120 OUT=$OUT/ab bash scripts/device-ab.sh shipped=$D/pagedattn chained=$D/pagedattn@--attention-cubin=$V \
+  cm128=$D/pagedattn@--attention-cubin=$V,--tile=m128 -- "${W[@]}" > "$OUT/ab.txt" 2>&1
+echo "ab $(( $(date +%s) - t0 ))s"
+cd "$OUT" && mkdir -p j && cp ab/*.json j/ 2>/dev/null
+tar czf logs.tgz --exclude=logs.tgz --exclude=j * && tar czf json.tgz j && rm -rf ab j *.log
+grep -vE "^\s*$" ab.txt | grep -v "rc=0" | head -70
+echo "total $(( $(date +%s) - t0 ))s"

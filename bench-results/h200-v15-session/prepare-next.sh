@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# Prepared in the ninth session (its GPU machines stopped being lent after
+# call 4): builds what next-call1.sh needs on the build machine: dist/
+# (scripts/dist.sh) and dist/var/chained.cubin from chained-variant.patch
+# (the planned m128 and m64 kernels chain their units: a unit's last P V is
+# issued with the next unit's first QK, the next unit's first softmax runs
+# under it, then the unit's output is stored; compiled clean, no spills, the
+# GEMMs not serialised, m128d and the direct kernels the shipped SASS).
+# Then: run next-call1.sh on the GPU machine with carry ["dist"].
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+here=bench-results/h200-v15-session
+bash scripts/dist.sh > /dev/null
+tmp=$(mktemp -d)
+git archive HEAD crates/pagedattn/kernels | tar -x -C "$tmp"
+(cd "$tmp/crates/pagedattn/kernels" && patch -p1 -s < "$OLDPWD/$here/chained-variant.patch")
+SRC=$tmp/crates/pagedattn/kernels bash scripts/build-variant.sh chained
+ls dist/var
