@@ -9,7 +9,10 @@ ratio of the last column to the first, and, with --peer (flashinfer_peer.py's
 results.json), FlashInfer's best kernel-only (graph) time and last / FlashInfer.
 A column is one report, or NAME=REPORT,REPORT,... (rounds of one
 configuration: the median of their times, the worst check status).
-Geomeans of the ratios over the seed workloads and over all rows last.
+Geomeans of the ratios over the seed workloads and over all rows last, then
+the output bits (the reports' `output_digest`, same inputs in every run):
+which columns give the first column's bits, and any column whose rounds
+disagree (a nondeterministic kernel).
 Python 3 standard library only.
 """
 import json
@@ -79,6 +82,19 @@ def main():
     print(f"geomean last/first: seed {gm(g['seed']):.3f}, all {gm(g['all']):.3f}")
     if fi:
         print(f"geomean last/FlashInfer: seed {gm(gf['seed']):.3f}, all {gm(gf['all']):.3f}")
+    bits = []
+    for label, r in zip(labels, rows):
+        unstable = [n for n, x in r.items() if len(x["digests"]) > 1]
+        if unstable:
+            bits.append(f"{label}: rounds differ on {len(unstable)} rows ({', '.join(unstable[:4])})")
+    for label, r in zip(labels[1:], rows[1:]):
+        both = [n for n in names if rows[0][n]["digests"] and n in r and r[n]["digests"]]
+        differ = [n for n in both if rows[0][n]["digests"] != r[n]["digests"]]
+        if both:
+            bits.append(f"{label}: {len(both) - len(differ)} of {len(both)} rows bitwise equal to {labels[0]}"
+                        + (f" (differ: {', '.join(differ[:4])}{', ...' if len(differ) > 4 else ''})" if differ else ""))
+    if bits:
+        print("output bits: " + "; ".join(bits))
 
 
 def merge_rounds(reports):
@@ -87,7 +103,9 @@ def merge_rounds(reports):
     merged = {}
     for rep in reports:
         for r in rep["rows"]:
-            m = merged.setdefault(r["name"], dict(r, times=[]))
+            m = merged.setdefault(r["name"], dict(r, times=[], digests=set()))
+            if r.get("output_digest"):
+                m["digests"].add(r["output_digest"])
             if r.get("time_us"):
                 m["times"].append(r["time_us"])
             if r.get("status") not in ("ok", "reference"):

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Prepared in the ninth session, not run (build its inputs with
-# prepare-next.sh; carry ["dist"]; about 6 minutes). The chained units
+# prepare-next.sh; carry ["dist"]; about 8 minutes). The chained units
 # (chained-variant.patch) against the shipped build.
 #   prediction: each unit boundary of the planned m128 / m64 kernels loses
 #   its unoverlapped first softmax and lone last P V (about 0.5-1 us of the
@@ -8,8 +8,10 @@
 #   gain 3-10%: seed09, seed12-18, batch64x512, b16x512, tiny_*, seed10 /
 #   seed13 / seed19 (m128 host plan); rows on m128d or the direct kernels
 #   unchanged (same SASS). Outputs bitwise equal to the shipped build's (the
-#   same arithmetic in the same order). A risk: the tail waits for the next
-#   unit's Q before its last P V.
+#   same arithmetic in the same order; ab.txt's last line compares the
+#   reports' output digests). A risk: the tail waits for the next unit's Q
+#   before its last P V; chprobe (chprobe-variant.patch) probes the Q
+#   instead and takes the plain tail when it has not landed.
 #   With --tile m128: whether chained m128 beats m128d on m128d's rows.
 # First correctness: GPU tests and reliability with the variant (every
 # configuration forced in them), memcheck, racecheck and synccheck through
@@ -32,11 +34,17 @@ for plan in device host; do
     echo "$tool (chained, $plan plan) rc=$? $(grep -E 'SUMMARY' $OUT/san_${plan}_$tool.log | tail -1) | $(( $(date +%s) - t0 ))s"
   done
 done
+PAGEDATTN_ATTENTION_CUBIN=$D/var/chprobe.cubin timeout 100 $D/gpu_tests --include-ignored --test-threads=1 --nocapture split deterministic host_plan edge_cases random_batches large_batches > "$OUT/gpu_tests_chprobe.log" 2>&1
+echo "gpu_tests (chprobe, 6) rc=$? $(grep -E '^test result' $OUT/gpu_tests_chprobe.log) $(( $(date +%s) - t0 ))s"
+timeout 45 compute-sanitizer --tool racecheck --error-exitcode 9 $D/pagedattn check --backend cuda --cpu-ref-max-pairs 0 \
+  --attention-cubin $D/var/chprobe.cubin --workloads $D/split.jsonl --generated 6 > "$OUT/san_chprobe_racecheck.log" 2>&1
+echo "racecheck (chprobe) rc=$? $(grep -E 'SUMMARY' $OUT/san_chprobe_racecheck.log | tail -1) | $(( $(date +%s) - t0 ))s"
 W=(--workloads $D/seed.jsonl --workloads $D/scale.jsonl --workloads $D/shapes.jsonl --workloads $D/prefix.jsonl)
 AB_ROUNDS=2 AB_TIMEOUT=120 OUT=$OUT/ab bash scripts/device-ab.sh shipped=$D/pagedattn chained=$D/pagedattn@--attention-cubin=$V \
-  cm128=$D/pagedattn@--attention-cubin=$V,--tile=m128 -- "${W[@]}" > "$OUT/ab.txt" 2>&1
+  chprobe=$D/pagedattn@--attention-cubin=$D/var/chprobe.cubin cm128=$D/pagedattn@--attention-cubin=$V,--tile=m128 \
+  -- "${W[@]}" > "$OUT/ab.txt" 2>&1
 echo "ab $(( $(date +%s) - t0 ))s"
 cd "$OUT" && mkdir -p j && cp ab/*.json j/ 2>/dev/null
 tar czf logs.tgz --exclude=logs.tgz --exclude=j * && tar czf json.tgz j && rm -rf ab j *.log
-grep -vE "^\s*$" ab.txt | grep -v "rc=0" | head -70
+grep -vE "^\s*$" ab.txt | grep -v "rc=0" | head -72
 echo "total $(( $(date +%s) - t0 ))s"

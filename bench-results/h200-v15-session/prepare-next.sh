@@ -6,6 +6,9 @@
 # issued with the next unit's first QK, the next unit's first softmax runs
 # under it, then the unit's output is stored; compiled clean, no spills, the
 # GEMMs not serialised, m128d and the direct kernels the shipped SASS).
+# chprobe-variant.patch (on top of chained): the tail probes the next
+# unit's Q instead of waiting for it (warpgroup 0 decides, warpgroup 1 reads
+# the decision once its turn comes).
 # Then: run next-call1.sh on the GPU machine with carry ["dist"].
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -15,4 +18,6 @@ tmp=$(mktemp -d)
 git archive HEAD crates/pagedattn/kernels | tar -x -C "$tmp"
 (cd "$tmp/crates/pagedattn/kernels" && patch -p1 -s < "$OLDPWD/$here/chained-variant.patch")
 SRC=$tmp/crates/pagedattn/kernels bash scripts/build-variant.sh chained
+(cd "$tmp/crates/pagedattn/kernels" && patch -p1 -s < "$OLDPWD/$here/chprobe-variant.patch")
+SRC=$tmp/crates/pagedattn/kernels bash scripts/build-variant.sh chprobe
 ls dist/var

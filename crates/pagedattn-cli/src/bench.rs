@@ -13,6 +13,7 @@ use crate::backend::{Backend, Peaks, Reference};
 use crate::error::Result;
 use crate::workload::{self, Workload, DEFAULT_SEED};
 use pagedattn::check::{compare, CheckReport};
+use pagedattn::Output;
 use serde::Serialize;
 use std::fmt;
 use std::time::{Instant, SystemTime, UNIX_EPOCH};
@@ -144,6 +145,11 @@ pub struct BenchRow {
     pub launch: Option<String>,
     /// The comparison.
     pub check: Option<CheckReport>,
+    /// FNV-1a (64-bit) of the output's bits, `out` (bf16) then `lse` (f32),
+    /// little-endian, as 16 hex digits. Equal inputs (same workload and
+    /// `--seed`) with equal digests mean bitwise-equal outputs, so two builds
+    /// or kernels can be compared without the outputs.
+    pub output_digest: Option<String>,
     /// Median per-call time, microseconds.
     pub time_us: Option<f64>,
     /// Fastest call, microseconds.
@@ -300,6 +306,7 @@ fn run_one(
         reference: None,
         launch: None,
         check: None,
+        output_digest: None,
         time_us: None,
         time_min_us: None,
         warmup: 0,
@@ -341,6 +348,7 @@ fn check_and_time(
     let t0 = Instant::now();
     let out = prepared.run()?;
     let first_call_s = t0.elapsed().as_secs_f64();
+    row.output_digest = Some(output_digest(&out));
 
     if opts.check || opts.mode == Mode::Check {
         progress(Progress::Phase("reference"));
@@ -390,6 +398,19 @@ fn check_and_time(
         row.gbps = Some(row.bytes / t / 1e3);
     }
     Ok(())
+}
+
+/// [`BenchRow::output_digest`] of `o`.
+pub fn output_digest(o: &Output) -> String {
+    use std::hash::Hasher;
+    let mut h = fnv::FnvHasher::default();
+    for x in &o.out {
+        h.write(&x.to_bits().to_le_bytes());
+    }
+    for x in &o.lse {
+        h.write(&x.to_bits().to_le_bytes());
+    }
+    format!("{:016x}", h.finish())
 }
 
 /// One line for a failed check.

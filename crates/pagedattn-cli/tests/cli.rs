@@ -82,6 +82,41 @@ fn bench_cpu_writes_json() {
     assert!(row["time_us"].as_f64().unwrap() > 0.0);
     assert!(row["floor_us"].as_f64().unwrap() > 0.0);
     assert!(row["reps"].as_u64().unwrap() >= 1);
+    let digest = row["output_digest"].as_str().unwrap();
+    assert_eq!(digest.len(), 16);
+    assert!(digest.chars().all(|c| c.is_ascii_hexdigit()), "{digest}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// The JSON report's output digest of `seed01` with inputs drawn from `seed`.
+fn seed01_digest(dir: &std::path::Path, seed: &str) -> String {
+    let json = dir.join(format!("digest-{seed}.json"));
+    let out = pagedattn(&[
+        "check",
+        "--backend",
+        "cpu",
+        "--filter",
+        "seed01",
+        "--seed",
+        seed,
+        "--json",
+        json.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "stderr: {}", text(&out.stderr));
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    report["rows"][0]["output_digest"]
+        .as_str()
+        .unwrap()
+        .to_string()
+}
+
+#[test]
+fn output_digest_follows_the_inputs() {
+    let dir = scratch("digest");
+    let a = seed01_digest(&dir, "7");
+    assert_eq!(a, seed01_digest(&dir, "7"), "same inputs, same bits");
+    assert_ne!(a, seed01_digest(&dir, "8"), "other inputs, other bits");
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
