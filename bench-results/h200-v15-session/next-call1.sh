@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Prepared in the ninth session, not run (build its inputs with
-# prepare-next.sh; carry ["dist"]; about 8 minutes). The chained units
+# prepare-next.sh; carry ["dist"]; about 6 minutes). The chained units
 # (chained-variant.patch) against the shipped build.
 #   prediction: each unit boundary of the planned m128 / m64 kernels loses
 #   its unoverlapped first softmax and lone last P V (about 0.5-1 us of the
@@ -15,7 +15,8 @@
 #   With --tile m128: whether chained m128 beats m128d on m128d's rows.
 # First correctness: GPU tests and reliability with the variant (every
 # configuration forced in them), memcheck, racecheck and synccheck through
-# both plans; then two rounds of shipped / chained / chained --tile m128.
+# both plans; chprobe and chall (prepare-next.sh) on a subset. Timing:
+# next-call2.sh.
 set -u
 OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"
 D=dist
@@ -39,12 +40,10 @@ echo "gpu_tests (chprobe, 6) rc=$? $(grep -E '^test result' $OUT/gpu_tests_chpro
 timeout 45 compute-sanitizer --tool racecheck --error-exitcode 9 $D/pagedattn check --backend cuda --cpu-ref-max-pairs 0 \
   --attention-cubin $D/var/chprobe.cubin --workloads $D/split.jsonl --generated 6 > "$OUT/san_chprobe_racecheck.log" 2>&1
 echo "racecheck (chprobe) rc=$? $(grep -E 'SUMMARY' $OUT/san_chprobe_racecheck.log | tail -1) | $(( $(date +%s) - t0 ))s"
-W=(--workloads $D/seed.jsonl --workloads $D/scale.jsonl --workloads $D/shapes.jsonl --workloads $D/prefix.jsonl)
-AB_ROUNDS=2 AB_TIMEOUT=120 OUT=$OUT/ab bash scripts/device-ab.sh shipped=$D/pagedattn chained=$D/pagedattn@--attention-cubin=$V \
-  chprobe=$D/pagedattn@--attention-cubin=$D/var/chprobe.cubin cm128=$D/pagedattn@--attention-cubin=$V,--tile=m128 \
-  -- "${W[@]}" > "$OUT/ab.txt" 2>&1
-echo "ab $(( $(date +%s) - t0 ))s"
-cd "$OUT" && mkdir -p j && cp ab/*.json j/ 2>/dev/null
-tar czf logs.tgz --exclude=logs.tgz --exclude=j * && tar czf json.tgz j && rm -rf ab j *.log
-grep -vE "^\s*$" ab.txt | grep -v "rc=0" | head -72
+PAGEDATTN_ATTENTION_CUBIN=$D/var/chall.cubin timeout 100 $D/gpu_tests --include-ignored --test-threads=1 --nocapture split deterministic host_plan > "$OUT/gpu_tests_chall.log" 2>&1
+echo "gpu_tests (chall, 3) rc=$? $(grep -E '^test result' $OUT/gpu_tests_chall.log) $(( $(date +%s) - t0 ))s"
+timeout 45 compute-sanitizer --tool racecheck --error-exitcode 9 $D/pagedattn check --backend cuda --cpu-ref-max-pairs 0 \
+  --attention-cubin $D/var/chall.cubin --split 2 --workloads $D/split.jsonl --generated 6 > "$OUT/san_chall_racecheck.log" 2>&1
+echo "racecheck (chall, split 2) rc=$? $(grep -E 'SUMMARY' $OUT/san_chall_racecheck.log | tail -1) | $(( $(date +%s) - t0 ))s"
+cd "$OUT" && tar czf logs.tgz --exclude=logs.tgz * && rm -f *.log
 echo "total $(( $(date +%s) - t0 ))s"

@@ -9,7 +9,11 @@
 # chprobe-variant.patch (on top of chained): the tail probes the next
 # unit's Q instead of waiting for it (warpgroup 0 decides, warpgroup 1 reads
 # the decision once its turn comes).
-# Then: run next-call1.sh on the GPU machine with carry ["dist"].
+# chall-variant.patch (on top of chained): chunks of split tiles chained
+# too (their partial write, count and merge after the next unit's first
+# softmax; 4 bytes of spills in m128).
+# Then: run next-call1.sh (correctness) and next-call2.sh (timing) on the
+# GPU machine, each with carry ["dist"].
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 here=bench-results/h200-v15-session
@@ -18,6 +22,9 @@ tmp=$(mktemp -d)
 git archive HEAD crates/pagedattn/kernels | tar -x -C "$tmp"
 (cd "$tmp/crates/pagedattn/kernels" && patch -p1 -s < "$OLDPWD/$here/chained-variant.patch")
 SRC=$tmp/crates/pagedattn/kernels bash scripts/build-variant.sh chained
+cp -r "$tmp/crates/pagedattn/kernels" "$tmp/chall"
 (cd "$tmp/crates/pagedattn/kernels" && patch -p1 -s < "$OLDPWD/$here/chprobe-variant.patch")
 SRC=$tmp/crates/pagedattn/kernels bash scripts/build-variant.sh chprobe
+(cd "$tmp/chall" && patch -p1 -s < "$OLDPWD/$here/chall-variant.patch")
+SRC=$tmp/chall bash scripts/build-variant.sh chall
 ls dist/var
