@@ -45,5 +45,7 @@ echo "gpu_tests (chall, 3) rc=$? $(grep -E '^test result' $OUT/gpu_tests_chall.l
 timeout 45 compute-sanitizer --tool racecheck --error-exitcode 9 $D/pagedattn check --backend cuda --cpu-ref-max-pairs 0 \
   --attention-cubin $D/var/chall.cubin --split 2 --workloads $D/split.jsonl --generated 6 > "$OUT/san_chall_racecheck.log" 2>&1
 echo "racecheck (chall, split 2) rc=$? $(grep -E 'SUMMARY' $OUT/san_chall_racecheck.log | tail -1) | $(( $(date +%s) - t0 ))s"
+PAGEDATTN_ATTENTION_CUBIN=$D/var/chearly.cubin timeout 60 $D/gpu_tests --include-ignored --test-threads=1 --nocapture deterministic host_plan random_batches > "$OUT/gpu_tests_chearly.log" 2>&1
+echo "gpu_tests (chearly, 3) rc=$? $(grep -E '^test result' $OUT/gpu_tests_chearly.log) $(( $(date +%s) - t0 ))s"
 cd "$OUT" && tar czf logs.tgz --exclude=logs.tgz * && rm -f *.log
 echo "total $(( $(date +%s) - t0 ))s"

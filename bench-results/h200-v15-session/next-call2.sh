@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Prepared in the ninth session, not run (inputs from prepare-next.sh; carry
-# ["dist"]; about 4-5 minutes): two rounds of the shipped build, chained,
-# chprobe, chall and chained with --tile m128 (whether chained m128 beats
+# ["dist"]; about 5 minutes): two rounds of the shipped build, chained,
+# chprobe, chearly, chall and chained with --tile m128 (whether chained m128 beats
 # m128d where the rule takes m128d), every row checked; the table's last
 # line says which columns give the shipped build's bits.
 #   prediction: see next-call1.sh; chall also on the rows that split
@@ -12,7 +12,8 @@ D=dist; B=$D/pagedattn
 t0=$(date +%s)
 W=(--workloads $D/seed.jsonl --workloads $D/scale.jsonl --workloads $D/shapes.jsonl --workloads $D/prefix.jsonl)
 AB_ROUNDS=2 AB_TIMEOUT=120 OUT=$OUT/ab bash scripts/device-ab.sh shipped=$B chained=$B@--attention-cubin=$D/var/chained.cubin \
-  chprobe=$B@--attention-cubin=$D/var/chprobe.cubin chall=$B@--attention-cubin=$D/var/chall.cubin \
+  chprobe=$B@--attention-cubin=$D/var/chprobe.cubin chearly=$B@--attention-cubin=$D/var/chearly.cubin \
+  chall=$B@--attention-cubin=$D/var/chall.cubin \
   cm128=$B@--attention-cubin=$D/var/chained.cubin,--tile=m128 -- "${W[@]}" > "$OUT/ab.txt" 2>&1
 echo "ab $(( $(date +%s) - t0 ))s"
 cd "$OUT" && mkdir -p j && cp ab/*.json j/ 2>/dev/null && tar czf json.tgz j && rm -rf ab j

@@ -11,7 +11,9 @@
 # the decision once its turn comes).
 # chall-variant.patch (on top of chained): chunks of split tiles chained
 # too (their partial write, count and merge after the next unit's first
-# softmax; 4 bytes of spills in m128).
+# softmax; 4 bytes of spills in m128). chearly-variant.patch (on top of
+# chained): the producer of the two-slot kernels claims the next ticket one
+# block earlier, so that the next unit's Q is in when the tail waits for it.
 # Then: run next-call1.sh (correctness) and next-call2.sh (timing) on the
 # GPU machine, each with carry ["dist"].
 set -euo pipefail
@@ -23,6 +25,9 @@ git archive HEAD crates/pagedattn/kernels | tar -x -C "$tmp"
 (cd "$tmp/crates/pagedattn/kernels" && patch -p1 -s < "$OLDPWD/$here/chained-variant.patch")
 SRC=$tmp/crates/pagedattn/kernels bash scripts/build-variant.sh chained
 cp -r "$tmp/crates/pagedattn/kernels" "$tmp/chall"
+cp -r "$tmp/crates/pagedattn/kernels" "$tmp/chearly"
+(cd "$tmp/chearly" && patch -p1 -s < "$OLDPWD/$here/chearly-variant.patch")
+SRC=$tmp/chearly bash scripts/build-variant.sh chearly
 (cd "$tmp/crates/pagedattn/kernels" && patch -p1 -s < "$OLDPWD/$here/chprobe-variant.patch")
 SRC=$tmp/crates/pagedattn/kernels bash scripts/build-variant.sh chprobe
 (cd "$tmp/chall" && patch -p1 -s < "$OLDPWD/$here/chall-variant.patch")
