@@ -1284,11 +1284,7 @@ impl Plan {
     /// The tile configuration chosen (`"m64"`, `"m128"` or `"m128d"`).
     #[getter]
     fn config(&self) -> &'static str {
-        match self.plan.config() {
-            pagedattn::TileConfig::M64 => "m64",
-            pagedattn::TileConfig::M128 => "m128",
-            pagedattn::TileConfig::M128Deep => "m128d",
-        }
+        self.plan.config().name()
     }
 
     fn __repr__(&self) -> String {

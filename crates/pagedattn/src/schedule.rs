@@ -38,6 +38,16 @@ impl TileConfig {
     /// Every configuration.
     pub const ALL: [TileConfig; 3] = [TileConfig::M128, TileConfig::M128Deep, TileConfig::M64];
 
+    /// The configuration's name as the CLI, the tests' `PAGEDATTN_TILE` and
+    /// the Python package spell it: `m128`, `m128d` or `m64`.
+    pub fn name(self) -> &'static str {
+        match self {
+            TileConfig::M128 => "m128",
+            TileConfig::M128Deep => "m128d",
+            TileConfig::M64 => "m64",
+        }
+    }
+
     /// Packed rows per tile.
     pub fn block_m(self) -> usize {
         match self {

@@ -148,17 +148,12 @@ pub struct LaunchInfo {
 impl std::fmt::Display for LaunchInfo {
     /// `m128 direct`, `m64 host plan` or `m128 device plan`.
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let tile = match self.config {
-            TileConfig::M128 => "m128",
-            TileConfig::M128Deep => "m128d",
-            TileConfig::M64 => "m64",
-        };
         let how = match (self.direct, self.host_plan) {
             (true, _) => "direct",
             (false, true) => "host plan",
             (false, false) => "device plan",
         };
-        write!(f, "{tile} {how}")
+        write!(f, "{} {how}", self.config.name())
     }
 }
 
