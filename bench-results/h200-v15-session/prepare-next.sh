@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Prepared in the ninth session (its GPU machines stopped being lent after
-# call 4): builds what next-call1.sh needs on the build machine: dist/
+# call 4): builds what h200-v16-session/call1.sh needs on the build machine: dist/
 # (scripts/dist.sh) and dist/var/chained.cubin from chained-variant.patch
 # (the planned m128 and m64 kernels chain their units: a unit's last P V is
 # issued with the next unit's first QK, the next unit's first softmax runs
@@ -14,7 +14,7 @@
 # softmax; 4 bytes of spills in m128). chearly-variant.patch (on top of
 # chained): the producer of the two-slot kernels claims the next ticket one
 # block earlier, so that the next unit's Q is in when the tail waits for it.
-# Then: run next-call1.sh (correctness) and next-call2.sh (timing) on the
+# Then: run h200-v16-session/call1.sh (correctness) and call2.sh (timing) on the
 # GPU machine, each with carry ["dist"].
 set -euo pipefail
 cd "$(dirname "$0")/../.."

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Prepared in the ninth session, not run (build its inputs with
+# Prepared in the ninth session (as h200-v15-session/next-call1.sh), run as the tenth session's call 1 (build its inputs with
 # prepare-next.sh; carry ["dist"]; about 6 minutes). The chained units
 # (chained-variant.patch) against the shipped build.
 #   prediction: each unit boundary of the planned m128 / m64 kernels loses

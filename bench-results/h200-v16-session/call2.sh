@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Prepared in the ninth session, not run (inputs from prepare-next.sh; carry
+# Prepared in the ninth session (as h200-v15-session/next-call2.sh), run as the tenth session's call 2 (inputs from prepare-next.sh; carry
 # ["dist"]; about 5 minutes): two rounds of the shipped build, chained,
 # chprobe, chearly, chall and chained with --tile m128 (whether chained m128 beats
 # m128d where the rule takes m128d), every row checked; the table's last
