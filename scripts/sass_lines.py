@@ -29,8 +29,16 @@ def nvdisasm():
 
 
 def local(path):
+    """the path inside kernels/, or None; a variant's edited copy of kernels/
+    (scripts/build-variant.sh with SRC=dir) counts too"""
     i = path.find(KDIR)
-    return path[i + len(KDIR):] if i >= 0 else None
+    if i >= 0:
+        return path[i + len(KDIR):]
+    for tail in ("/attention.cu", "/reference.cu"):
+        if path.endswith(tail):
+            return tail[1:]
+    i = path.rfind("/attn/")
+    return path[i + 1:] if i >= 0 else None
 
 
 def main():
