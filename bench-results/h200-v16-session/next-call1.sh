@@ -10,7 +10,7 @@
 #   (the digests, last line of ab.txt: every timed workload has a positive
 #   scale). If both are equal to shipped, code size is not the lever and the
 #   chained form's loss was its late loads alone. If posonly pays, ship it
-#   (with the dead negative-scale code removed from softmax.cuh).
+#   as it is (its patch already removes the negative-scale code).
 # Correctness first: fewsteps on the split / determinism / edge-case tests;
 # posonly on every GPU test, reliability (its negative-scale cases exercise
 # the negated Q), memcheck and racecheck through both plans. Then timing,
