@@ -6,19 +6,14 @@ the dense anchor, one call) into final-table.md's rows.
 dense_anchor.json, as call3/json.tgz unpacks). Ours = the mean of the two
 rounds' medians; FlashInfer = the faster of fa2 and fa3 (graph replay,
 kernel only)."""
-import json, math, sys
+import json, math, os, sys
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..', 'scripts'))
+from join_peer import peer_from_json  # noqa: E402
 j = sys.argv[1].rstrip('/') + '/j/'
 L = lambda f: {r['name']: r for r in json.load(open(j + f))['rows']}
 r1, r2 = L('r1-ab-ours.json'), L('r2-ab-ours.json')
-fi = {}
-for w in json.load(open(j + 'flashinfer-peer.json'))['workloads']:
-    best = None
-    for be, v in w['backends'].items():
-        t = (v.get('t_graph') or {}).get('median_us')
-        if v.get('ok') and t and (best is None or t < best[0]):
-            best = (t, be)
-    if best:
-        fi[w['name']] = best
+fi = {n: min((t, b) for b, t in v['graph'].items())
+      for n, v in peer_from_json(j + 'flashinfer-peer.json').items() if v['graph']}
 dense = json.load(open(j + 'dense_anchor.json'))['rows']
 print("| workload | floor us | FlashInfer us | ours us (r1 / r2) | ours / FlashInfer | TFLOP/s | dense cuDNN us (TFLOP/s) | launch | check |")
 print("|---|---:|---:|---:|---:|---:|---:|---|---|")
