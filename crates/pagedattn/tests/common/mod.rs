@@ -13,17 +13,15 @@ use std::sync::OnceLock;
 use pagedattn::{CudaBackend, Options, SplitPolicy, TileConfig};
 
 /// Kernel options from the environment of the test run (the library reads
-/// none): `PAGEDATTN_TILE=m64|m128` forces a tile configuration,
+/// none): `PAGEDATTN_TILE=m64|m128|m128d` (`TileConfig::name`) forces a tile configuration,
 /// `PAGEDATTN_SPLIT=auto|never|N` the split policy,
 /// `PAGEDATTN_ATTENTION_CUBIN=path` loads a variant cubin,
 /// `PAGEDATTN_PERSISTENT=0` launches one CTA per work unit.
 pub fn options_from_env() -> Options {
-    let tile = match std::env::var("PAGEDATTN_TILE").as_deref() {
-        Ok("m64") => Some(TileConfig::M64),
-        Ok("m128") => Some(TileConfig::M128),
-        Ok("m128d") => Some(TileConfig::M128Deep),
-        _ => None,
-    };
+    // Unset or not a configuration's name: the automatic choice.
+    let tile = std::env::var("PAGEDATTN_TILE")
+        .ok()
+        .and_then(|v| TileConfig::ALL.into_iter().find(|c| c.name() == v));
     let split = match std::env::var("PAGEDATTN_SPLIT").as_deref() {
         Ok("never") => SplitPolicy::Never,
         Ok(n) => n.parse().map(SplitPolicy::Blocks).unwrap_or_default(),
