@@ -756,7 +756,8 @@ fn fuzz_1000_batches() {
 /// sm_scale 1000 on standard inputs) and sm_scale 0, -0, negative, tiny
 /// (1e-30, the smallest normal, a subnormal): no NaN, lse finite exactly for
 /// the rows that see a key, within the SPEC.md bound of the reference; for the
-/// zero and tiny scales, lse also within the bound of log2(visible keys).
+/// zero and tiny scales, lse also within the bound of log2(visible keys); for
+/// the negative scales, bitwise the output of -q with the positive scale.
 #[test]
 #[ignore = "needs a Hopper GPU (run with --ignored on the GPU machine)"]
 fn huge_logits_and_scales() {
@@ -806,6 +807,27 @@ fn huge_logits_and_scales() {
         assert_lse_pattern(&name, &r.fast, &visible);
         let rep = assert_close(&name, &r.fast, &r.reference);
         worst = (worst.0.max(rep.max_abs_out), worst.1.max(rep.max_abs_lse));
+        if sm_scale < 0.0 {
+            // The kernel serves a negative scale by negating Q (exact in
+            // bf16): the same bits as -q with |scale|.
+            w.sm_scale = -sm_scale;
+            let neg_q = scaled(q, -1.0);
+            let p = host_problem(&w, &neg_q, k, &inputs.v_cache);
+            let mut bufs = DeviceBuffers::upload(b.kernel(), &stream, &p).unwrap();
+            let m = fast_and_reference(b, &stream, &mut bufs)
+                .unwrap_or_else(|e| panic!("{name}, -q: {e}"));
+            let bits = |x: &[f32]| x.iter().map(|v| v.to_bits()).collect::<Vec<_>>();
+            assert!(
+                r.fast
+                    .out
+                    .iter()
+                    .map(|v| v.to_bits())
+                    .eq(m.fast.out.iter().map(|v| v.to_bits()))
+                    && bits(&r.fast.lse) == bits(&m.fast.lse),
+                "{name}: output with scale {sm_scale} is not bitwise that of -q with scale {}",
+                -sm_scale
+            );
+        }
         if uniform {
             for (t, &n) in visible.iter().enumerate().filter(|(_, n)| **n > 0) {
                 let want = (n as f64).log2();

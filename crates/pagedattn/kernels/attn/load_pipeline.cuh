@@ -68,6 +68,11 @@ struct GatherLoader {
 
   // Q tile: packed rows m0 .. m0 + kBlockM of the sequence (token-major, the 6
   // heads of one kv head per token). Rows past the sequence are zero-filled.
+  // For a negative scale the tile is stored negated (each thread flips the
+  // sign bits of the chunks it copied, once they have landed), so that the
+  // consumers see S' = -S and scale' = -scale > 0 with S' scale' = S scale
+  // exactly: bf16 negation is exact and the dot products' rounding is
+  // symmetric in sign. The softmax then needs only its positive-scale path.
   __device__ __forceinline__ void load_q(const Params& p, const WorkUnit& w, int m0, uint32_t sq, uint64_t* full) const {
     const int rows_total = w.q_len * kGroup;
     CUTLASS_PRAGMA_UNROLL
@@ -79,7 +84,26 @@ struct GatherLoader {
           valid ? p.q + ((long long)(w.q_start + token) * kNumQoHeads + head) * kHeadDim + col : p.q + col;
       copy_row<T::kBlockM>(sq, i, src, valid);
     }
-    cutlass::arch::cpasync_barrier_arrive_noinc(full);
+    if (p.sm_scale_log2 < 0.f) {
+      asm volatile("cp.async.wait_all;\n" ::: "memory");
+      // Not unrolled: the producer's registers are few, and this path is rare.
+#pragma unroll 1
+      for (int k = 0; k < kQRows * 4; ++k) {
+        const uint32_t r = sq + (k / 4) * kRowsPerPass * 128 + ((k & 2) ? T::kBlockM * 128 : 0);
+        const uint32_t a = r + ((k & 1) ? sw1 : sw0);
+        {
+          uint32_t x0, x1, x2, x3;
+          asm volatile("ld.shared.v4.b32 {%0, %1, %2, %3}, [%4];\n"
+                       : "=r"(x0), "=r"(x1), "=r"(x2), "=r"(x3) : "r"(a) : "memory");
+          asm volatile("st.shared.v4.b32 [%0], {%1, %2, %3, %4};\n" ::"r"(a), "r"(x0 ^ 0x80008000u),
+                       "r"(x1 ^ 0x80008000u), "r"(x2 ^ 0x80008000u), "r"(x3 ^ 0x80008000u) : "memory");
+        }
+      }
+      cutlass::arch::fence_view_async_shared();  // generic-proxy stores -> wgmma reads
+      mbar_arrive(full);
+    } else {
+      cutlass::arch::cpasync_barrier_arrive_noinc(full);
+    }
   }
 
   // Raw page ids of this thread's rows of key block n. The range check is

@@ -88,7 +88,7 @@ __device__ __forceinline__ void mainloop(const Params& p, typename T::SharedStor
   static_assert(size(tOrP) == size(tSrS));
   Tensor cS = make_identity_tensor(select<0, 1>(typename T::TileShapeQK{}));
   Tensor tScS = mma_qk.get_thread_slice(ct).partition_C(cS);
-  const float scale = p.sm_scale_log2;
+  const float scale = fabsf(p.sm_scale_log2);  // a negative scale: Q is stored negated (GatherLoader::load_q)
   const int col0 = get<1>(tScS(0));
 
   clear(tOrO);
@@ -101,15 +101,17 @@ __device__ __forceinline__ void mainloop(const Params& p, typename T::SharedStor
     const int r = e.m0 + get<0>(tScS(2 * h));
     row_last_key[h] = min(r / kGroup + e.delta, w.kv_len - 1);
   }
-  // Softmax of key block n: masked only where the block crosses the diagonal.
+  // Softmax of key block n, through one inlined copy of the full step: the
+  // masked step with limits past the block's end gives an unmasked block the
+  // unmasked step's bits (every key kept: s * 1 == s, then no select drops
+  // one), and unmasked blocks come here only as a unit's first block or the
+  // fast path's fallback, both rare; the common unmasked block takes the
+  // fast path. One copy less of the step in the consumers' code.
   auto softmax_block = [&](int n) {
-    if (n >= e.n_unmasked) {
-      const int limit[2] = {row_last_key[0] - n * T::kBlockN - col0, row_last_key[1] - n * T::kBlockN - col0};
-      softmax.template step<true, T::kMaskSecondSelect>(tSrS, scale, limit, corr);
-    } else {
-      const int limit[2] = {0, 0};
-      softmax.template step<false, T::kMaskSecondSelect>(tSrS, scale, limit, corr);
-    }
+    const bool masked = n >= e.n_unmasked;
+    const int limit[2] = {masked ? row_last_key[0] - n * T::kBlockN - col0 : T::kBlockN,
+                          masked ? row_last_key[1] - n * T::kBlockN - col0 : T::kBlockN};
+    softmax.template step<true, T::kMaskSecondSelect>(tSrS, scale, limit, corr);
   };
   auto to_bf16 = [&]() {  // P = bf16(S), in the PV GEMM's A-operand registers
     CUTLASS_PRAGMA_UNROLL

@@ -15,7 +15,7 @@ __device__ __forceinline__ float fast_exp2(float x) {
   return y;
 }
 
-// Both row halves' quad extremes at once: the shuffles of the two rows are
+// Both row halves' quad maxima at once: the shuffles of the two rows are
 // independent, and issued as one block they overlap their latencies (one
 // row after the other, the four dependent shuffle round trips were ~5% of the
 // main loop's warp samples).
@@ -26,15 +26,14 @@ __device__ __forceinline__ void shfl_xor2(const float (&x)[2], float (&y)[2]) {
       : "=f"(y[0]), "=f"(y[1])
       : "f"(x[0]), "f"(x[1]), "n"(kLaneMask));
 }
-template <bool kMax>
-__device__ __forceinline__ void quad_extreme2(float (&x)[2]) {
+__device__ __forceinline__ void quad_max2(float (&x)[2]) {
   float y[2];
   shfl_xor2<1>(x, y);
-  x[0] = kMax ? fmaxf(x[0], y[0]) : fminf(x[0], y[0]);
-  x[1] = kMax ? fmaxf(x[1], y[1]) : fminf(x[1], y[1]);
+  x[0] = fmaxf(x[0], y[0]);
+  x[1] = fmaxf(x[1], y[1]);
   shfl_xor2<2>(x, y);
-  x[0] = kMax ? fmaxf(x[0], y[0]) : fminf(x[0], y[0]);
-  x[1] = kMax ? fmaxf(x[1], y[1]) : fminf(x[1], y[1]);
+  x[0] = fmaxf(x[0], y[0]);
+  x[1] = fmaxf(x[1], y[1]);
 }
 __device__ __forceinline__ float quad_sum(float x) {
   x += __shfl_xor_sync(0xffffffffu, x, 1);
@@ -60,10 +59,11 @@ struct OnlineSoftmax {
   // it when O is not in use by an in-flight wgmma).
   //
   // Per element of an unmasked block this is one max, one FFMA, one exp2 and
-  // one add: the scale is folded into the FFMA, so the row extreme is taken on
-  // raw scores (the max for scale >= 0, the min for scale < 0: scale * min is
-  // the max of the scaled scores). Masked keys take a sentinel that loses the
-  // extreme. Their probability is then 0 in one of two ways (kSecondSelect):
+  // one add: the scale is folded into the FFMA, so the row max is taken on
+  // raw scores. That needs scale >= 0 (+0 or -0): for a negative scale the
+  // producer stores Q negated and the consumers pass |scale|
+  // (GatherLoader::load_q). Masked keys take the sentinel -inf, which loses
+  // the max. Their probability is then 0 in one of two ways (kSecondSelect):
   //  - true: set to 0 after the exp2, by a second select on the mask (the
   //    compiler keeps the 64 predicates in bit masks between the two);
   //  - false: by the sentinel itself, fmaf(sentinel, scale, finite) = -inf,
@@ -81,45 +81,29 @@ struct OnlineSoftmax {
       // keep is 1 (s * 1 == s, NaN and inf included) unless scale is 0.
       const float keep = scale == 0.f ? 0.f : 1.f;
       scale = scale == 0.f ? 1.f : scale;
-      const float sentinel = scale >= 0.f ? -INFINITY : INFINITY;
       CUTLASS_PRAGMA_UNROLL
-      for (int v = 0; v < N; ++v) tSrS(v) = visible(v) ? tSrS(v) * keep : sentinel;
+      for (int v = 0; v < N; ++v) tSrS(v) = visible(v) ? tSrS(v) * keep : -INFINITY;
     }
-    const bool positive = scale >= 0.f;  // uniform across the CTA
-    const float sentinel = positive ? -INFINITY : INFINITY;
+    constexpr float sentinel = -INFINITY;
     if constexpr (kMasked && kSecondSelect) {
       CUTLASS_PRAGMA_UNROLL
       for (int v = 0; v < N; ++v) tSrS(v) = visible(v) ? tSrS(v) : sentinel;
     }
-    // 4 independent partial extremes per row half: short dependency chains.
+    // 4 independent partial maxima per row half: short dependency chains.
     float mx[2][4];
     CUTLASS_PRAGMA_UNROLL
     for (int h = 0; h < 2; ++h)
       CUTLASS_PRAGMA_UNROLL
       for (int a = 0; a < 4; ++a) mx[h][a] = sentinel;
-    if (positive) {
-      CUTLASS_PRAGMA_UNROLL
-      for (int v = 0; v < N; ++v) {
-        float& m = mx[(v >> 1) & 1][(v / 4) % 4 / 2 * 2 + (v & 1)];
-        m = fmaxf(m, tSrS(v));
-      }
-    } else {
-      CUTLASS_PRAGMA_UNROLL
-      for (int v = 0; v < N; ++v) {
-        float& m = mx[(v >> 1) & 1][(v / 4) % 4 / 2 * 2 + (v & 1)];
-        m = fminf(m, tSrS(v));
-      }
+    CUTLASS_PRAGMA_UNROLL
+    for (int v = 0; v < N; ++v) {
+      float& m = mx[(v >> 1) & 1][(v / 4) % 4 / 2 * 2 + (v & 1)];
+      m = fmaxf(m, tSrS(v));
     }
     float m2[2];
     CUTLASS_PRAGMA_UNROLL
-    for (int h = 0; h < 2; ++h)
-      m2[h] = positive ? fmaxf(fmaxf(mx[h][0], mx[h][1]), fmaxf(mx[h][2], mx[h][3]))
-                       : fminf(fminf(mx[h][0], mx[h][1]), fminf(mx[h][2], mx[h][3]));
-    if (positive) {
-      quad_extreme2<true>(m2);
-    } else {
-      quad_extreme2<false>(m2);
-    }
+    for (int h = 0; h < 2; ++h) m2[h] = fmaxf(fmaxf(mx[h][0], mx[h][1]), fmaxf(mx[h][2], mx[h][3]));
+    quad_max2(m2);
     float neg_base[2];
     CUTLASS_PRAGMA_UNROLL
     for (int h = 0; h < 2; ++h) {
@@ -203,7 +187,7 @@ struct OnlineSoftmax {
     mx[0] = mx[1] = 0.f;
     CUTLASS_PRAGMA_UNROLL
     for (int v = 0; v < N; ++v) mx[(v >> 1) & 1] = fmaxf(mx[(v >> 1) & 1], tSrS(v));
-    quad_extreme2<true>(mx);
+    quad_max2(mx);
     constexpr float kMaxExp = 18446744073709551616.f;  // 2^64
     // part >= each exponential, and NaN if one is (fmaxf drops NaN).
     return part[0] < kMaxExp && part[1] < kMaxExp;
