@@ -23,6 +23,15 @@ NAME (the variants behind BENCHMARKS.md "Bounds, measured"):
   novote     every unmasked block after the first kept at the reference (the
              softmax's fast path without its vote and fallback): what they
              cost (outputs wrong only where an exponential overflows)
+  unitcost   where a work unit's cycles go, summed over every unit of every
+             CTA (clock64 of consumer thread 0 and producer thread 0, added
+             to the global counters g_uc once per unit or block): the
+             consumers' wait for the next unit's Q slot, for its first K
+             block, the first block's QK and softmax, the other blocks, the
+             last P V, the whole unit; the producer's decode, Q-slot, ring
+             and page-id waits. No printf (its call would serialise the
+             wgmmas): `scripts/unitcost.py` launches the cubin itself on a
+             workload and reads the counters
   fastcount  counters of the fast path (warpgroup-blocks tried, votes failed,
              S recomputed, threads failed), printed by CTA 0 at each launch's
              start, cumulative: run one workload per process and difference
@@ -67,6 +76,19 @@ TIMELINE_EXIT = r'''    consumer<T, kDirect>(p, ss);
     }
   }
 }'''
+
+UNITCOST_HEADER = r'''
+// ---- unitcost diagnostic (variant only): no printf, whose call would
+// serialise every wgmma (ptxas C7510); scripts/unitcost.py reads g_uc ----
+extern "C" {
+__device__ unsigned long long g_uc[16];
+}
+__device__ __forceinline__ long long uc_clock() { long long c; asm volatile("mov.u64 %0, %%clock64;" : "=l"(c)); return c; }
+#define UC_ADD(i, v) atomicAdd(&g_uc[i], (unsigned long long)(v))
+'''
+
+UNITCOST_START = r'''  const long long uc_t0 = uc_clock();
+  init_barriers<T>(ss);'''
 
 # variant -> [(file, old, new)]
 EDITS = {
@@ -127,6 +149,61 @@ EDITS = {
     "novote": [
         ("attn/mainloop.cuh", "      if (warpgroup_all(ok, kBarSoftmaxVote + cw)) {",
          "      if (ok || true) {  // diagnostic: no vote"),
+    ],
+    "unitcost": [
+        ("attn/kernel_traits.cuh", "namespace pagedattn {", UNITCOST_HEADER + "\nnamespace pagedattn {"),
+        ("attention.cu", "  init_barriers<T>(ss);", UNITCOST_START),
+        ("attention.cu", "    consumer<T, kDirect>(p, ss);\n  }\n}",
+         "    consumer<T, kDirect>(p, ss);\n"
+         "    if (threadIdx.x == T::kProducerThreads) { UC_ADD(12, uc_clock() - uc_t0); UC_ADD(13, 1); }\n  }\n}"),
+        # consumers: the wait for the next unit (14: for the end marker), the whole unit
+        ("attention.cu", "    mbar_wait(&ss.q_full[slot], qphase);\n    const WorkUnit w = ss.unit[slot];",
+         "    const bool uc = threadIdx.x == T::kProducerThreads;\n"
+         "    const long long uc0 = uc ? uc_clock() : 0;\n"
+         "    mbar_wait(&ss.q_full[slot], qphase);\n"
+         "    const long long ucw = uc ? uc_clock() - uc0 : 0;\n"
+         "    const WorkUnit w = ss.unit[slot];\n"
+         "    if (uc) UC_ADD(w.state == kUnitDone ? 14 : 0, ucw);"),
+        ("attention.cu", "    consume_unit<T, kDirect>(p, ss, w, slot, block_iter);",
+         "    const long long uc1 = uc ? uc_clock() : 0;\n"
+         "    consume_unit<T, kDirect>(p, ss, w, slot, block_iter);\n"
+         "    if (uc) { UC_ADD(5, uc_clock() - uc1); UC_ADD(6, 1); UC_ADD(7, w.blk_hi - w.blk_lo); }"),
+        # consumers, inside the main loop: first K wait, first block, the other blocks, last P V
+        ("attn/mainloop.cuh", "  if (n_steps > 0) {\n    // First block: S, softmax, P.",
+         "  long long uca = ct == 0 ? uc_clock() : 0;\n  if (n_steps > 0) {\n    // First block: S, softmax, P."),
+        ("attn/mainloop.cuh",
+         "    mbar_wait(&ss.k_full[rk.stage], rk.phase);\n"
+         "    cutlass::arch::fence_view_async_shared();  // cp.async writes -> wgmma (async proxy) reads",
+         "    mbar_wait(&ss.k_full[rk.stage], rk.phase);\n"
+         "    if (ct == 0) { const long long c = uc_clock(); UC_ADD(1, c - uca); uca = c; }\n"
+         "    cutlass::arch::fence_view_async_shared();  // cp.async writes -> wgmma (async proxy) reads"),
+        ("attn/mainloop.cuh",
+         "    release(&ss.k_empty[rk.stage]);\n    softmax_block(w.blk_hi - 1);\n    to_bf16();",
+         "    release(&ss.k_empty[rk.stage]);\n    softmax_block(w.blk_hi - 1);\n    to_bf16();\n"
+         "    if (ct == 0) { const long long c = uc_clock(); UC_ADD(2, c - uca); uca = c; }"),
+        ("attn/mainloop.cuh", "  if (n_steps > 0) {\n    const RingPos<T::kStages> rv(block_iter + n_steps - 1);",
+         "  if (ct == 0) { const long long c = uc_clock(); UC_ADD(3, c - uca); uca = c; }\n"
+         "  if (n_steps > 0) {\n    const RingPos<T::kStages> rv(block_iter + n_steps - 1);"),
+        ("attn/mainloop.cuh", "  softmax.finalize(tOrO, lse);",
+         "  softmax.finalize(tOrO, lse);\n  if (ct == 0) UC_ADD(4, uc_clock() - uca);"),
+        # producer thread 0: decode and hand-over, Q-slot wait, ring waits, page-id use
+        ("attention.cu", "    const bool claim_next = !kDirect && it + 1 >= 2;",
+         "    const bool claim_next = !kDirect && it + 1 >= 2;\n"
+         "    const long long ucp = threadIdx.x == 0 ? uc_clock() : 0;"),
+        ("attention.cu", "    cutlass::arch::NamedBarrier::sync(T::kProducerThreads, kBarProducer);",
+         "    cutlass::arch::NamedBarrier::sync(T::kProducerThreads, kBarProducer);\n"
+         "    if (threadIdx.x == 0) UC_ADD(8, uc_clock() - ucp);"),
+        ("attention.cu", "    mbar_wait(&ss.q_empty[slot], qphase ^ 1);",
+         "    const long long ucq = threadIdx.x == 0 ? uc_clock() : 0;\n"
+         "    mbar_wait(&ss.q_empty[slot], qphase ^ 1);\n"
+         "    if (threadIdx.x == 0) { UC_ADD(9, uc_clock() - ucq); UC_ADD(11, 1); }"),
+        ("attention.cu", "    loader.check_ids(p, w, n, pid);",
+         "    long long ucr = threadIdx.x == 0 ? uc_clock() : 0;\n"
+         "    loader.check_ids(p, w, n, pid);\n"
+         "    if (threadIdx.x == 0) { const long long c = uc_clock(); UC_ADD(15, c - ucr); ucr = c; }"),
+        ("attention.cu", "    loader.load_kv(p.v_cache, w.kv_head, pid, sv + rp.stage * kStageBytes, &ss.v_full[rp.stage]);",
+         "    loader.load_kv(p.v_cache, w.kv_head, pid, sv + rp.stage * kStageBytes, &ss.v_full[rp.stage]);\n"
+         "    if (threadIdx.x == 0) UC_ADD(10, uc_clock() - ucr);"),
     ],
     "fastcount": [
         ("attn/kernel_traits.cuh", "namespace pagedattn {",
