@@ -2,7 +2,7 @@
 # Runs on a Hopper GPU machine from the repo root, over binaries built
 # elsewhere (scripts/dist.sh puts them in dist/). Steps are picked by name:
 #   bash scripts/device-run.sh tests reliability example bench bench-m64 bench-m128 checked \
-#       sanitize sanitize-generated ncu ncu-rows peer pack
+#       sanitize sanitize-generated sanitize-plans ncu ncu-rows peer pack
 # The GPU tests are #[ignore]d in the test binaries (so that `cargo test`
 # without a GPU reports them as ignored): these steps run them with --ignored.
 # Kernel options go to the CLI as flags (--tile, --split, --attention-cubin,
@@ -86,6 +86,13 @@ PY
     sanitize-generated)  # the sanitizers over the edge cases and 40 generated batches
       for tool in $SANITIZER_TOOLS; do
         sanitize_one "$tool" "generated batches" sanitize_gen_$tool "" --generated 40
+      done ;;
+    sanitize-plans)  # the sanitizers over split.jsonl + 6 generated batches through the device and the host plan ($SAN_CUBIN: a variant)
+      for plan in device host; do
+        for tool in $SANITIZER_TOOLS; do
+          sanitize_one "$tool" "$plan plan${SAN_CUBIN:+, $(basename "$SAN_CUBIN" .cubin)}" san_${plan}_$tool "${SAN_CUBIN:-}" \
+            --plan $plan --workloads "$D/split.jsonl" --generated 6
+        done
       done ;;
     sanitize-variants)  # the sanitizers over the generated batches, for every dist/var/*.cubin
       for c in "$D"/var/*.cubin; do

@@ -107,21 +107,23 @@ def main():
     func = ctypes.c_void_p()
     ck(cu.cuModuleGetFunction(ctypes.byref(func), mod, fn.encode()), "cuModuleGetFunction")
 
-    def get_global(sym):
+    def get_global(sym):  # the symbol's device address, or None
         ptr, size = ctypes.c_uint64(), ctypes.c_size_t()
-        ck(cu.cuModuleGetGlobal_v2(ctypes.byref(ptr), ctypes.byref(size), mod, sym.encode()), f"global {sym}")
-        return ptr.value, size.value
+        ok = cu.cuModuleGetGlobal_v2(ctypes.byref(ptr), ctypes.byref(size), mod, sym.encode()) == 0
+        return ptr.value if ok else None
 
     def read(ptr, n, ctype):
         buf = (ctype * n)()
         torch.cuda.synchronize()
         ck(cu.cuMemcpyDtoH_v2(buf, ctypes.c_uint64(ptr), ctypes.c_size_t(ctypes.sizeof(buf))), "cuMemcpyDtoH")
         return list(buf)
-    smem = read(get_global(fn + "_smem_bytes")[0], 1, ctypes.c_int)[0]
+    smem_sym = get_global(fn + "_smem_bytes")
+    if smem_sym is None:
+        sys.exit(f"{a.cubin}: no {fn}_smem_bytes")
+    smem = read(smem_sym, 1, ctypes.c_int)[0]
     ck(cu.cuFuncSetAttribute(func, 8, smem), "cuFuncSetAttribute")  # MAX_DYNAMIC_SHARED_SIZE_BYTES
-    ptr, size = ctypes.c_uint64(), ctypes.c_size_t()
-    has_uc = cu.cuModuleGetGlobal_v2(ctypes.byref(ptr), ctypes.byref(size), mod, b"g_uc") == 0
-    g_uc = ptr.value  # absent in the shipped cubin: then only the time (the stamps' cost, by difference)
+    g_uc = get_global("g_uc")  # absent in the shipped cubin: then only the time (the stamps' cost, by difference)
+    has_uc = g_uc is not None
 
     total_q, num_pages = w["total_q"], w["num_pages"]
     qo, kv, idx = w["qo_indptr"], w["kv_indptr"], w["kv_indices"]

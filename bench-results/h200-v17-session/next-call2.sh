@@ -15,30 +15,20 @@
 #   (same code paths; m128 and m64 have two Q slots); bits equal everywhere
 #   (the same arithmetic). If it pays, check next-call1's unitcost account
 #   of the Q wait against the gain.
-# Correctness first: every GPU test and reliability with the variant,
-# memcheck, racecheck and synccheck through both plans; then two rounds.
+# Correctness first (scripts/device-run.sh tests reliability sanitize-plans):
+# every GPU test and reliability with the variant, memcheck, racecheck and
+# synccheck through both plans; then two rounds.
 set -u
 OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"
 D=dist; B=$D/pagedattn; V=$D/var/earlyq.cubin
-for d in /usr/local/cuda/bin /usr/local/cuda/compute-sanitizer; do [ -d "$d" ] && PATH="$PATH:$d"; done
 t0=$(date +%s)
-PAGEDATTN_ATTENTION_CUBIN=$V timeout 150 $D/gpu_tests --include-ignored --test-threads=1 --nocapture > "$OUT/gpu_tests.log" 2>&1
-echo "gpu_tests (earlyq) rc=$? $(grep -E '^test result' $OUT/gpu_tests.log) $(( $(date +%s) - t0 ))s"
-grep -E "panicked|FAILED" "$OUT/gpu_tests.log" | head -4
-PAGEDATTN_ATTENTION_CUBIN=$V timeout 90 $D/gpu_reliability --include-ignored --test-threads=1 --nocapture > "$OUT/gpu_reliability.log" 2>&1
-echo "gpu_reliability (earlyq) rc=$? $(grep -E '^test result' $OUT/gpu_reliability.log) $(( $(date +%s) - t0 ))s"
-grep -E "panicked|FAILED" "$OUT/gpu_reliability.log" | head -4
-for plan in device host; do
-  for tool in memcheck racecheck synccheck; do
-    timeout 45 compute-sanitizer --tool $tool --error-exitcode 9 $B check --backend cuda --cpu-ref-max-pairs 0 \
-      --attention-cubin $V --plan $plan --workloads $D/split.jsonl --generated 6 > "$OUT/san_${plan}_$tool.log" 2>&1
-    echo "$tool (earlyq, $plan plan) rc=$? $(grep -E 'SUMMARY' $OUT/san_${plan}_$tool.log | tail -1) | $(grep -E 'workloads:' $OUT/san_${plan}_$tool.log | tail -1) | $(( $(date +%s) - t0 ))s"
-  done
-done
+PAGEDATTN_ATTENTION_CUBIN=$V TESTS_TIMEOUT=150 REL_TIMEOUT=90 SANITIZERS="memcheck racecheck synccheck" \
+  SAN_CUBIN=$V SAN_TIMEOUT=45 bash scripts/device-run.sh tests reliability sanitize-plans > "$OUT/checks.txt" 2>&1
+echo "checks (earlyq) $(( $(date +%s) - t0 ))s"; sed -n '/^=== summary/,$p' "$OUT/checks.txt"
 W=(--workloads $D/seed.jsonl --workloads $D/scale.jsonl --workloads $D/shapes.jsonl --workloads $D/prefix.jsonl)
 AB_ROUNDS=2 AB_TIMEOUT=150 OUT=$OUT/ab bash scripts/device-ab.sh shipped=$B earlyq=$B@--attention-cubin=$V -- "${W[@]}" > "$OUT/ab.txt" 2>&1
 echo "ab $(( $(date +%s) - t0 ))s"
 cd "$OUT" && mkdir -p j && cp ab/*.json j/ 2>/dev/null
-tar czf logs.tgz --exclude=logs.tgz --exclude=j * && tar czf json.tgz j && rm -rf ab j *.log
+tar czf logs.tgz --exclude=logs.tgz --exclude=j --exclude=checks.txt * && tar czf json.tgz j && rm -rf ab j *.log
 grep -vE "^\s*$" ab.txt | grep -v "rc=0" | head -62
 echo "total $(( $(date +%s) - t0 ))s"

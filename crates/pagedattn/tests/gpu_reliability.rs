@@ -816,14 +816,8 @@ fn huge_logits_and_scales() {
             let mut bufs = DeviceBuffers::upload(b.kernel(), &stream, &p).unwrap();
             let m = fast_and_reference(b, &stream, &mut bufs)
                 .unwrap_or_else(|e| panic!("{name}, -q: {e}"));
-            let bits = |x: &[f32]| x.iter().map(|v| v.to_bits()).collect::<Vec<_>>();
             assert!(
-                r.fast
-                    .out
-                    .iter()
-                    .map(|v| v.to_bits())
-                    .eq(m.fast.out.iter().map(|v| v.to_bits()))
-                    && bits(&r.fast.lse) == bits(&m.fast.lse),
+                bitwise_equal(&r.fast, &m.fast),
                 "{name}: output with scale {sm_scale} is not bitwise that of -q with scale {}",
                 -sm_scale
             );

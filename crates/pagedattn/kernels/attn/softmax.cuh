@@ -77,14 +77,14 @@ struct OnlineSoftmax {
     constexpr int N = decltype(cute::size(std::declval<TS&>()))::value;
     static_assert(N % 16 == 0, "whole 16-column blocks");
     auto visible = [&](int v) { return (v / 4) * 8 + (v % 2) <= limit[(v >> 1) & 1]; };
+    constexpr float sentinel = -INFINITY;
     if constexpr (kMasked && !kSecondSelect) {
       // keep is 1 (s * 1 == s, NaN and inf included) unless scale is 0.
       const float keep = scale == 0.f ? 0.f : 1.f;
       scale = scale == 0.f ? 1.f : scale;
       CUTLASS_PRAGMA_UNROLL
-      for (int v = 0; v < N; ++v) tSrS(v) = visible(v) ? tSrS(v) * keep : -INFINITY;
+      for (int v = 0; v < N; ++v) tSrS(v) = visible(v) ? tSrS(v) * keep : sentinel;
     }
-    constexpr float sentinel = -INFINITY;
     if constexpr (kMasked && kSecondSelect) {
       CUTLASS_PRAGMA_UNROLL
       for (int v = 0; v < N; ++v) tSrS(v) = visible(v) ? tSrS(v) : sentinel;
