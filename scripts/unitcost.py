@@ -31,7 +31,10 @@ KERNELS = {  # entry point, rows per tile, threads, CTAs per SM (attention.cu)
     "m64": ("paged_prefill_m64", 64, 256, 2),
 }
 COUNTERS = ["q_wait", "k0_wait", "first_block", "other_blocks", "last_pv", "unit", "units", "blocks",
-            "p_decode", "p_qslot_wait", "p_ring", "p_units", "cta_span", "ctas", "end_wait", "p_ids"]
+            "p_decode", "p_qslot_wait", "p_ring", "p_units", "cta_span", "ctas", "end_wait", "p_ids",
+            "first_q_wait", "first_q_at", "first_k_at", "epi_bar1", "epi_stage", "epi_copy",
+            "p_first_decoded_at", "p_first_q_issued_at", "p_ticket_wait", "p_decode_only"]
+NC = 32  # g_uc entries
 
 
 class Params(ctypes.Structure):  # attn/params.cuh, in order
@@ -65,13 +68,23 @@ def account(c):
         ("consumer: epilogue (merge, stores) and the rest", epi / u),
     ]
     per_unit = c["unit"] / u + c["q_wait"] / u
-    out = {"units": c["units"], "blocks": c["blocks"], "ctas": c["ctas"],
+    ctas = max(c["ctas"], 1)
+    first = {"consumer_first_q_wait": c["first_q_wait"] / ctas, "consumer_first_q_at": c["first_q_at"] / ctas,
+             "consumer_first_k_at": c["first_k_at"] / ctas,
+             "producer_first_unit_decoded_at": c["p_first_decoded_at"] / ctas,
+             "producer_first_q_issued_at": c["p_first_q_issued_at"] / ctas,
+             "later_units_q_wait": (c["q_wait"] - c["first_q_wait"]) / max(u - c["ctas"], 1)}
+    epilogue = {"first_barrier": c["epi_bar1"] / u, "staging_and_second_barrier": c["epi_stage"] / u,
+                "copies": c["epi_copy"] / u}
+    out = {"first_unit": first, "epilogue": epilogue, "units": c["units"], "blocks": c["blocks"], "ctas": c["ctas"],
            "blocks_per_unit": c["blocks"] / u, "cycles_per_unit": per_unit,
            "cycles_per_other_block": c["other_blocks"] / max(c["blocks"] - c["units"], 1),
            "cta_span_cycles": c["cta_span"] / max(c["ctas"], 1),
            "end_wait_cycles_per_cta": c["end_wait"] / max(c["ctas"], 1),
            "producer": {"decode_per_unit": c["p_decode"] / max(c["p_units"], 1),
                         "qslot_wait_per_unit": c["p_qslot_wait"] / max(c["p_units"], 1),
+                        "ticket_wait_per_unit": c["p_ticket_wait"] / max(c["p_units"], 1),
+                        "decode_only_per_unit": c["p_decode_only"] / max(c["p_units"], 1),
                         "ring_wait_per_block": c["p_ring"] / b, "ids_wait_per_block": c["p_ids"] / b},
            "consumer": [{"part": k, "cycles": v, "share": v / per_unit if per_unit else 0.0} for k, v in rows]}
     return out
@@ -185,7 +198,7 @@ def main():
     for _ in range(3):
         flush.zero_()
         launch()
-    before = read(g_uc, 16, ctypes.c_ulonglong) if has_uc else [0] * 16
+    before = read(g_uc, NC, ctypes.c_ulonglong) if has_uc else [0] * NC
     times = []
     for _ in range(a.reps):
         flush.zero_()
@@ -194,7 +207,8 @@ def main():
         launch()
         e1.record()
         times.append((e0, e1))
-    after = read(g_uc, 16, ctypes.c_ulonglong) if has_uc else [0] * 16
+    torch.cuda.synchronize()  # the events must be complete before elapsed_time
+    after = read(g_uc, NC, ctypes.c_ulonglong) if has_uc else [0] * NC
     us = sorted(e0.elapsed_time(e1) * 1000 for e0, e1 in times)[len(times) // 2]
     if not has_uc:
         print(f"median {us:.1f} us over {a.reps} launches (no counters in this cubin)")
@@ -213,8 +227,16 @@ def main():
         print(f"  {x['part']:<48} {x['cycles']:9.0f}  {100 * x['share']:5.1f}%")
     pr = r["producer"]
     print(f"  producer: decode+hand-over {pr['decode_per_unit']:.0f} / unit, Q-slot wait "
-          f"{pr['qslot_wait_per_unit']:.0f} / unit, ring waits {pr['ring_wait_per_block']:.0f} / block, "
+          f"{pr['qslot_wait_per_unit']:.0f} / unit (of the decode+hand-over: ticket wait {pr['ticket_wait_per_unit']:.0f}, "
+          f"decode {pr['decode_only_per_unit']:.0f}), ring waits {pr['ring_wait_per_block']:.0f} / block, "
           f"page-id wait {pr['ids_wait_per_block']:.0f} / block")
+    f, e = r["first_unit"], r["epilogue"]
+    print(f"  a CTA's first unit, cycles from its entry: producer decoded it at {f['producer_first_unit_decoded_at']:.0f}, "
+          f"issued its Q at {f['producer_first_q_issued_at']:.0f}; consumers had its Q at "
+          f"{f['consumer_first_q_at']:.0f} (waited {f['consumer_first_q_wait']:.0f}), its first K at "
+          f"{f['consumer_first_k_at']:.0f}; later units' Q wait {f['later_units_q_wait']:.0f} each")
+    print(f"  epilogue per unit: first barrier {e['first_barrier']:.0f}, staging + second barrier "
+          f"{e['staging_and_second_barrier']:.0f}, copies {e['copies']:.0f}")
     if a.json:
         json.dump(r, open(a.json, "w"), indent=1)
 

@@ -81,13 +81,18 @@ UNITCOST_HEADER = r'''
 // ---- unitcost diagnostic (variant only): no printf, whose call would
 // serialise every wgmma (ptxas C7510); scripts/unitcost.py reads g_uc ----
 extern "C" {
-__device__ unsigned long long g_uc[16];
+__device__ unsigned long long g_uc[32];
 }
 __device__ __forceinline__ long long uc_clock() { long long c; asm volatile("mov.u64 %0, %%clock64;" : "=l"(c)); return c; }
+// The CTA's entry clock, for the stages of its first unit (global: no
+// static shared memory, which m128d has none left for).
+__device__ long long g_uc_t0[1024];
+__device__ __forceinline__ long long& uc_t0_ref() { return g_uc_t0[blockIdx.x]; }
 #define UC_ADD(i, v) atomicAdd(&g_uc[i], (unsigned long long)(v))
 '''
 
 UNITCOST_START = r'''  const long long uc_t0 = uc_clock();
+  if (threadIdx.x == 0) uc_t0_ref() = uc_t0;
   init_barriers<T>(ss);'''
 
 # variant -> [(file, old, new)]
@@ -204,6 +209,40 @@ EDITS = {
         ("attention.cu", "    loader.load_kv(p.v_cache, w.kv_head, pid, sv + rp.stage * kStageBytes, &ss.v_full[rp.stage]);",
          "    loader.load_kv(p.v_cache, w.kv_head, pid, sv + rp.stage * kStageBytes, &ss.v_full[rp.stage]);\n"
          "    if (threadIdx.x == 0) UC_ADD(10, uc_clock() - ucr);"),
+        # the CTA's first unit, from its entry: consumers' wait for its Q (16), Q there (17), first K
+        # there (18); producer's first unit decoded (22), its Q issued (23)
+        ("attention.cu", "    if (uc) UC_ADD(w.state == kUnitDone ? 14 : 0, ucw);",
+         "    if (uc) UC_ADD(w.state == kUnitDone ? 14 : 0, ucw);\n"
+         "    if (uc && slot_iter == 0) { UC_ADD(16, ucw); UC_ADD(17, uc_clock() - uc_t0_ref()); }"),
+        ("attn/mainloop.cuh", "    if (ct == 0) { const long long c = uc_clock(); UC_ADD(1, c - uca); uca = c; }",
+         "    if (ct == 0) { const long long c = uc_clock(); UC_ADD(1, c - uca); uca = c; }\n"
+         "    if (ct == 0 && block_iter == 0) UC_ADD(18, uca - uc_t0_ref());"),
+        ("attention.cu", "    if (threadIdx.x == 0) UC_ADD(8, uc_clock() - ucp);",
+         "    if (threadIdx.x == 0) UC_ADD(8, uc_clock() - ucp);\n"
+         "    if (threadIdx.x == 0 && it == 0) UC_ADD(22, uc_clock() - uc_t0_ref());"),
+        ("attention.cu", "                &ss.q_full[slot]);\n  publish();",
+         "                &ss.q_full[slot]);\n"
+         "  if (threadIdx.x == 0 && block_iter == 0) UC_ADD(23, uc_clock() - uc_t0_ref());\n  publish();"),
+        # producer thread 0: the wait for the counter's ticket (24), and the decode after it (25)
+        ("attention.cu", "        if (lane == 0) t = ticket_of(it, raw_ticket);\n        t = __shfl_sync(0xffffffffu, t, 0);\n      }",
+         "        if (lane == 0) t = ticket_of(it, raw_ticket);\n"
+         "        t = __shfl_sync(0xffffffffu, t, 0);\n"
+         "        if (lane == 0) UC_ADD(24, uc_clock() - ucp);\n      }\n"
+         "      const long long ucd = uc_clock();"),
+        ("attention.cu", "      if (lane == 0) ss.pending[it & 1] = w;",
+         "      if (lane == 0) { ss.pending[it & 1] = w; asm volatile(\"\" ::\"r\"(w.state)); UC_ADD(25, uc_clock() - ucd); }"),
+        # the epilogue of consumer thread 0: first barrier (19), staging and second barrier (20), copies (21)
+        ("attn/epilogue.cuh", "  int rows_total = w.q_len * kGroup;",
+         "  int rows_total = w.q_len * kGroup;\n  long long uce = ct == 0 ? uc_clock() : 0;"),
+        ("attn/epilogue.cuh", "  cutlass::arch::NamedBarrier::sync(128, kBarConsumerWG + cw);\n  // registers -> shared",
+         "  cutlass::arch::NamedBarrier::sync(128, kBarConsumerWG + cw);\n"
+         "  if (ct == 0) { const long long c = uc_clock(); UC_ADD(19, c - uce); uce = c; }\n  // registers -> shared"),
+        ("attn/epilogue.cuh", "  cutlass::arch::NamedBarrier::sync(128, kBarConsumerWG + cw);  // this warpgroup's rows are staged",
+         "  cutlass::arch::NamedBarrier::sync(128, kBarConsumerWG + cw);  // this warpgroup's rows are staged\n"
+         "  if (ct == 0) { const long long c = uc_clock(); UC_ADD(20, c - uce); uce = c; }"),
+        ("attn/epilogue.cuh", "      dst += (kNumQoHeads - kGroup) * kHeadDim;\n    }\n  }\n}",
+         "      dst += (kNumQoHeads - kGroup) * kHeadDim;\n    }\n  }\n"
+         "  if (ct == 0) UC_ADD(21, uc_clock() - uce);\n}"),
     ],
     "fastcount": [
         ("attn/kernel_traits.cuh", "namespace pagedattn {",

@@ -106,6 +106,24 @@ struct GatherLoader {
     }
   }
 
+  // The Q tile's rows into L2, ahead of a load that must wait for its slot:
+  // Q is read once, so its rows come from DRAM, and with one Q slot their
+  // whole latency would stand between two units of the consumers. Two of a
+  // row's four threads take one 128-byte line each.
+  __device__ __forceinline__ void prefetch_q(const Params& p, const WorkUnit& w, int m0) const {
+    const int rows_total = w.q_len * kGroup, line = threadIdx.x & 3;
+    if (line >= 2) return;
+    CUTLASS_PRAGMA_UNROLL
+    for (int i = 0; i < kQRows; ++i) {
+      const int r = m0 + row0 + i * kRowsPerPass;
+      if (r < rows_total) {
+        const int token = r / kGroup, head = w.kv_head * kGroup + r % kGroup;
+        const __nv_bfloat16* src = p.q + ((long long)(w.q_start + token) * kNumQoHeads + head) * kHeadDim + line * 64;
+        asm volatile("prefetch.global.L2 [%0];" ::"l"(src));
+      }
+    }
+  }
+
   // Raw page ids of this thread's rows of key block n. The range check is
   // left to `check_ids`, at use time, so the loads' latency hides behind the
   // producer's other work instead of stalling it right here.
