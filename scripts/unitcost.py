@@ -220,8 +220,9 @@ def main():
     r.update(name=w["name"], kernel=a.kernel, median_us=us, reps=a.reps)
     print(f"median {us:.1f} us over {a.reps} launches; {c['units'] // a.reps} units, "
           f"{r['blocks_per_unit']:.2f} blocks per unit, {c['ctas'] // a.reps} CTAs")
+    other = f"{r['cycles_per_other_block']:.0f} cycles each" if c["blocks"] > c["units"] else "none"
     print(f"per unit: {r['cycles_per_unit']:.0f} cycles (wait included); other blocks "
-          f"{r['cycles_per_other_block']:.0f} cycles each; CTA span {r['cta_span_cycles']:.0f}, end wait "
+          f"{other}; CTA span {r['cta_span_cycles']:.0f}, end wait "
           f"{r['end_wait_cycles_per_cta']:.0f} per CTA")
     for x in r["consumer"]:
         print(f"  {x['part']:<48} {x['cycles']:9.0f}  {100 * x['share']:5.1f}%")
