@@ -29,7 +29,9 @@ NAME (the variants behind BENCHMARKS.md "Bounds, measured"):
              consumers' wait for the next unit's Q slot, for its first K
              block, the first block's QK and softmax, the other blocks, the
              last P V, the whole unit; the producer's decode, Q-slot, ring
-             and page-id waits. No printf (its call would serialise the
+             and page-id waits; a CTA's first unit from the CTA's entry;
+             the epilogue's barrier, staging and copies; the producer's
+             wait for its ticket and its decode. No printf (its call would serialise the
              wgmmas): `scripts/unitcost.py` launches the cubin itself on a
              workload and reads the counters
   fastcount  counters of the fast path (warpgroup-blocks tried, votes failed,
