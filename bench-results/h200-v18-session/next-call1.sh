@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Prepared in the twelfth session, not run (carry ["dist"]; build dist/var/unitcost.cubin
-# first: `python3 scripts/variant-src.py unitcost DIR && SRC=DIR bash
-# scripts/build-variant.sh unitcost`): the unitcost account of the new
+# Prepared in the twelfth session, not run (carry ["dist"]; inputs from
+# prepare-next.sh; about 1.5 minutes with the start):
+# the unitcost account of the new
 # build (qpre on m128d), with the producer's decode split into the wait
 # for the counter's ticket (24) and the decode after it (25).
 #   question: did qpre take m128d's later-unit Q wait (3000-3600 cycles in
