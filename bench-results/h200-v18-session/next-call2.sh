@@ -15,17 +15,4 @@
 #   free to balance (claiming two 64-key blocks earlier made seed09 8%
 #   slower in v7.6): seed09, seed12 and seed14 may lose.
 #   Bits equal everywhere (a unit's arithmetic does not depend on its CTA).
-set -u
-OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"
-D=dist; B=$D/pagedattn; V=$D/var/tk2.cubin
-t0=$(date +%s)
-PAGEDATTN_ATTENTION_CUBIN=$V TESTS_TIMEOUT=150 REL_TIMEOUT=90 SANITIZERS="memcheck racecheck synccheck" \
-  SAN_CUBIN=$V SAN_TIMEOUT=45 bash scripts/device-run.sh tests reliability sanitize-plans > "$OUT/checks.txt" 2>&1
-echo "checks (tk2) $(( $(date +%s) - t0 ))s"; sed -n '/^=== summary/,$p' "$OUT/checks.txt"
-W=(--workloads $D/seed.jsonl --workloads $D/scale.jsonl --workloads $D/shapes.jsonl --workloads $D/prefix.jsonl)
-AB_ROUNDS=2 AB_TIMEOUT=150 OUT=$OUT/ab bash scripts/device-ab.sh shipped=$B tk2=$B@--attention-cubin=$V -- "${W[@]}" > "$OUT/ab.txt" 2>&1
-echo "ab $(( $(date +%s) - t0 ))s"
-cd "$OUT" && mkdir -p j && cp ab/*.json j/ 2>/dev/null
-tar czf logs.tgz --exclude=logs.tgz --exclude=j --exclude=checks.txt * && tar czf json.tgz j && rm -rf ab j *.log
-grep -vE "^\s*$" ab.txt | grep -v "rc=0" | head -62
-echo "total $(( $(date +%s) - t0 ))s"
+bash scripts/device-variant.sh tk2 dist/var/tk2.cubin

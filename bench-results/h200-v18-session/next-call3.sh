@@ -14,17 +14,4 @@
 #   b16x512_pages_repeated, seed13, seed10, seed19), m64 rows between 5%
 #   faster and 5% slower (their producer may be what they wait on: kvpre was
 #   equal), m128d and direct rows unchanged; bits equal everywhere.
-set -u
-OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"
-D=dist; B=$D/pagedattn; V=$D/var/pcopy.cubin
-t0=$(date +%s)
-PAGEDATTN_ATTENTION_CUBIN=$V TESTS_TIMEOUT=150 REL_TIMEOUT=90 SANITIZERS="memcheck racecheck synccheck initcheck" \
-  SAN_CUBIN=$V SAN_TIMEOUT=45 bash scripts/device-run.sh tests reliability sanitize-plans > "$OUT/checks.txt" 2>&1
-echo "checks (pcopy) $(( $(date +%s) - t0 ))s"; sed -n '/^=== summary/,$p' "$OUT/checks.txt"
-W=(--workloads $D/seed.jsonl --workloads $D/scale.jsonl --workloads $D/shapes.jsonl --workloads $D/prefix.jsonl)
-AB_ROUNDS=2 AB_TIMEOUT=150 OUT=$OUT/ab bash scripts/device-ab.sh shipped=$B pcopy=$B@--attention-cubin=$V -- "${W[@]}" > "$OUT/ab.txt" 2>&1
-echo "ab $(( $(date +%s) - t0 ))s"
-cd "$OUT" && mkdir -p j && cp ab/*.json j/ 2>/dev/null
-tar czf logs.tgz --exclude=logs.tgz --exclude=j --exclude=checks.txt * && tar czf json.tgz j && rm -rf ab j *.log
-grep -vE "^\s*$" ab.txt | grep -v "rc=0" | head -62
-echo "total $(( $(date +%s) - t0 ))s"
+bash scripts/device-variant.sh pcopy dist/var/pcopy.cubin
