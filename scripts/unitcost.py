@@ -33,7 +33,7 @@ KERNELS = {  # entry point, rows per tile, threads, CTAs per SM (attention.cu)
 COUNTERS = ["q_wait", "k0_wait", "first_block", "other_blocks", "last_pv", "unit", "units", "blocks",
             "p_decode", "p_qslot_wait", "p_ring", "p_units", "cta_span", "ctas", "end_wait", "p_ids",
             "first_q_wait", "first_q_at", "first_k_at", "epi_bar1", "epi_stage", "epi_copy",
-            "p_first_decoded_at", "p_first_q_issued_at", "p_ticket_wait", "p_decode_only"]
+            "p_first_decoded_at", "p_first_q_issued_at", "p_ticket_wait", "p_decode_only", "p_plan_ready_at"]
 NC = 32  # g_uc entries
 
 
@@ -71,6 +71,7 @@ def account(c):
     ctas = max(c["ctas"], 1)
     first = {"consumer_first_q_wait": c["first_q_wait"] / ctas, "consumer_first_q_at": c["first_q_at"] / ctas,
              "consumer_first_k_at": c["first_k_at"] / ctas,
+             "producer_plan_ready_at": c["p_plan_ready_at"] / ctas,
              "producer_first_unit_decoded_at": c["p_first_decoded_at"] / ctas,
              "producer_first_q_issued_at": c["p_first_q_issued_at"] / ctas,
              "later_units_q_wait": (c["q_wait"] - c["first_q_wait"]) / max(u - c["ctas"], 1)}
@@ -232,7 +233,8 @@ def main():
           f"decode {pr['decode_only_per_unit']:.0f}), ring waits {pr['ring_wait_per_block']:.0f} / block, "
           f"page-id wait {pr['ids_wait_per_block']:.0f} / block")
     f, e = r["first_unit"], r["epilogue"]
-    print(f"  a CTA's first unit, cycles from its entry: producer decoded it at {f['producer_first_unit_decoded_at']:.0f}, "
+    print(f"  a CTA's first unit, cycles from its entry: plan ready at {f['producer_plan_ready_at']:.0f}, "
+          f"producer decoded it at {f['producer_first_unit_decoded_at']:.0f}, "
           f"issued its Q at {f['producer_first_q_issued_at']:.0f}; consumers had its Q at "
           f"{f['consumer_first_q_at']:.0f} (waited {f['consumer_first_q_wait']:.0f}), its first K at "
           f"{f['consumer_first_k_at']:.0f}; later units' Q wait {f['later_units_q_wait']:.0f} each")

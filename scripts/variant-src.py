@@ -31,7 +31,7 @@ NAME (the variants behind BENCHMARKS.md "Bounds, measured"):
              last P V, the whole unit; the producer's decode, Q-slot, ring
              and page-id waits; a CTA's first unit from the CTA's entry;
              the epilogue's barrier, staging and copies; the producer's
-             wait for its ticket and its decode. No printf (its call would serialise the
+             wait for its ticket and its decode, its plan ready. No printf (its call would serialise the
              wgmmas): `scripts/unitcost.py` launches the cubin itself on a
              workload and reads the counters
   fastcount  counters of the fast path (warpgroup-blocks tried, votes failed,
@@ -233,6 +233,10 @@ EDITS = {
          "      const long long ucd = uc_clock();"),
         ("attention.cu", "      if (lane == 0) ss.pending[it & 1] = w;",
          "      if (lane == 0) { ss.pending[it & 1] = w; asm volatile(\"\" ::\"r\"(w.state)); UC_ADD(25, uc_clock() - ucd); }"),
+        # producer thread 0: the plan ready (26), from the CTA's entry
+        ("attention.cu", "      if (warp_plan) build_plan_warp<T::kBlockM, T::kBlockN>(p, ss.plan);\n    }",
+         "      if (warp_plan) build_plan_warp<T::kBlockM, T::kBlockN>(p, ss.plan);\n"
+         "      if (threadIdx.x == 0) UC_ADD(26, uc_clock() - uc_t0_ref());\n    }"),
         # the epilogue of consumer thread 0: first barrier (19), staging and second barrier (20), copies (21)
         ("attn/epilogue.cuh", "  int rows_total = w.q_len * kGroup;",
          "  int rows_total = w.q_len * kGroup;\n  long long uce = ct == 0 ? uc_clock() : 0;"),
