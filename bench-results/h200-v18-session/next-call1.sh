@@ -3,10 +3,13 @@
 # prepare-next.sh; about 1.5 minutes with the start):
 # the unitcost account of the new
 # build (qpre on m128d), with the producer's decode split into the wait
-# for the counter's ticket (24) and the decode after it (25).
+# for the counter's ticket (24) and the decode after it (25), and a CTA's
+# plan ready from its entry (26).
 #   question: did qpre take m128d's later-unit Q wait (3000-3600 cycles in
 #   call 3) down, and is the ticket's round trip what the m64 producer's
-#   2800-4400 cycles of decode per unit wait on?
+#   2800-4400 cycles of decode per unit wait on? How much of a CTA's
+#   first-unit chain (first unit decoded 4670-10500 cycles after entry) is
+#   the plan?
 set -u
 OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"
 D=dist; U=$D/var/unitcost.cubin
