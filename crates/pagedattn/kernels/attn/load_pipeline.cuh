@@ -66,6 +66,13 @@ struct GatherLoader {
     cp_async_16_zfill(r + kRows * 128 + sw1, src + 64 + dcol, valid);
   }
 
+  // First element of packed row r of the unit's Q (token r / 6, head r % 6 of
+  // its kv head's group).
+  __device__ __forceinline__ static const __nv_bfloat16* q_row(const Params& p, const WorkUnit& w, int r) {
+    const int token = r / kGroup, head = w.kv_head * kGroup + r % kGroup;
+    return p.q + ((long long)(w.q_start + token) * kNumQoHeads + head) * kHeadDim;
+  }
+
   // Q tile: packed rows m0 .. m0 + kBlockM of the sequence (token-major, the 6
   // heads of one kv head per token). Rows past the sequence are zero-filled.
   // For a negative scale the tile is stored negated (each thread flips the
@@ -79,9 +86,7 @@ struct GatherLoader {
     for (int i = 0; i < kQRows; ++i) {
       const int r = m0 + row0 + i * kRowsPerPass;
       const bool valid = r < rows_total;
-      const int token = r / kGroup, head = w.kv_head * kGroup + r % kGroup;
-      const __nv_bfloat16* src =
-          valid ? p.q + ((long long)(w.q_start + token) * kNumQoHeads + head) * kHeadDim + col : p.q + col;
+      const __nv_bfloat16* src = valid ? q_row(p, w, r) + col : p.q + col;
       copy_row<T::kBlockM>(sq, i, src, valid);
     }
     if (p.sm_scale_log2 < 0.f) {
@@ -116,11 +121,7 @@ struct GatherLoader {
     CUTLASS_PRAGMA_UNROLL
     for (int i = 0; i < kQRows; ++i) {
       const int r = m0 + row0 + i * kRowsPerPass;
-      if (r < rows_total) {
-        const int token = r / kGroup, head = w.kv_head * kGroup + r % kGroup;
-        const __nv_bfloat16* src = p.q + ((long long)(w.q_start + token) * kNumQoHeads + head) * kHeadDim + line * 64;
-        asm volatile("prefetch.global.L2 [%0];" ::"l"(src));
-      }
+      if (r < rows_total) asm volatile("prefetch.global.L2 [%0];" ::"l"(q_row(p, w, r) + line * 64));
     }
   }
 
