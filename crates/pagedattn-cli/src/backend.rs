@@ -20,7 +20,7 @@ use pagedattn::{backend::cpu, CudaBackend, DeviceBuffers, DevicePlan, Options as
 
 use crate::bench::Options;
 use crate::error::Result;
-use crate::timing;
+use crate::timing::{self, L2State};
 use crate::workload::Inputs;
 
 /// Measured ceilings used for the floor of SPEC.md.
@@ -217,6 +217,14 @@ pub enum Timing {
     /// L2 flushed before each: the same clock as `Checked`, so the two differ
     /// by exactly the checked mode's extra work.
     Eager,
+    /// As `Graph`, without the L2 flush: the call's inputs and the kernel's
+    /// code as the previous call left them (a layer's call in a serving loop
+    /// sees something between this and `Graph`).
+    GraphWarm,
+    /// As `Graph`, with the same call on a second set of buffers replayed
+    /// between the flush and the timed call: the code warm, the data cold.
+    /// `Graph` minus this is what fetching cold code costs a call.
+    GraphColdData,
 }
 
 /// Where a timed CUDA call's work-unit plan is made.
@@ -273,6 +281,8 @@ impl CudaBench {
 struct CudaPrepared<'a> {
     b: &'a CudaBench,
     bufs: DeviceBuffers,
+    /// [`Timing::GraphColdData`]: the same inputs in other buffers.
+    twin: Option<DeviceBuffers>,
     plan: Option<DevicePlan>,
     /// `PagedPrefill::launch_info`, in words.
     launch: Option<String>,
@@ -281,14 +291,21 @@ struct CudaPrepared<'a> {
 impl CudaPrepared<'_> {
     /// One unchecked call, as timed.
     fn launch(&mut self) -> pagedattn::Result<()> {
-        let (k, s) = (self.b.gpu.kernel(), self.b.stream());
-        match &self.plan {
-            Some(plan) => self
-                .bufs
-                .with_views(|v, out, lse, ws| k.launch_planned(plan, s, v, out, lse, ws)),
-            None => self
-                .bufs
-                .with_views(|v, out, lse, ws| k.launch(s, v, out, lse, ws)),
+        Self::launch_on(self.b, self.plan.as_ref(), &mut self.bufs)
+    }
+
+    /// One unchecked call on `bufs`.
+    fn launch_on(
+        b: &CudaBench,
+        plan: Option<&DevicePlan>,
+        bufs: &mut DeviceBuffers,
+    ) -> pagedattn::Result<()> {
+        let (k, s) = (b.gpu.kernel(), b.stream());
+        match plan {
+            Some(plan) => {
+                bufs.with_views(|v, out, lse, ws| k.launch_planned(plan, s, v, out, lse, ws))
+            }
+            None => bufs.with_views(|v, out, lse, ws| k.launch(s, v, out, lse, ws)),
         }
     }
 
@@ -319,9 +336,23 @@ impl Prepared for CudaPrepared<'_> {
                 s.synchronize()?;
                 Ok(())
             }),
-            Timing::Graph => {
+            Timing::Graph | Timing::GraphWarm => {
                 let graph = timing::capture(&s, || Ok(self.launch()?))?;
-                timing::time_graph(&s, graph.as_ref(), l2, warmup, reps)
+                let state = match self.b.timing {
+                    Timing::GraphWarm => L2State::Warm,
+                    _ => L2State::Cold,
+                };
+                timing::time_graph(&s, graph.as_ref(), l2, state, warmup, reps)
+            }
+            Timing::GraphColdData => {
+                let graph = timing::capture(&s, || Ok(self.launch()?))?;
+                let (b, plan) = (self.b, self.plan.as_ref());
+                let twin = match self.twin.as_mut() {
+                    Some(t) => timing::capture(&s, || Ok(Self::launch_on(b, plan, t)?))?,
+                    None => None,
+                };
+                let state = L2State::ColdData(twin.as_ref());
+                timing::time_graph(&s, graph.as_ref(), l2, state, warmup, reps)
             }
         }
     }
@@ -344,6 +375,10 @@ impl Backend for CudaBench {
         };
         match self.timing {
             Timing::Graph => d,
+            Timing::GraphWarm => format!("{d} [timing: graph replay, L2 not flushed]"),
+            Timing::GraphColdData => {
+                format!("{d} [timing: graph replay, L2 flushed, code warmed by a twin call]")
+            }
             Timing::Checked => format!("{d} [timing: checked launches, host clock]"),
             Timing::Eager => format!("{d} [timing: unchecked launches, host clock]"),
         }
@@ -352,6 +387,12 @@ impl Backend for CudaBench {
     fn prepare<'a>(&'a self, p: &HostProblem<'_>) -> Result<Box<dyn Prepared + 'a>> {
         validate(p)?;
         let bufs = DeviceBuffers::upload(self.gpu.kernel(), self.stream(), p)?;
+        let twin = match self.timing {
+            Timing::GraphColdData => {
+                Some(DeviceBuffers::upload(self.gpu.kernel(), self.stream(), p)?)
+            }
+            _ => None,
+        };
         let plan = match self.plan {
             PlanSource::Host => Some(self.gpu.kernel().plan(
                 self.stream(),
@@ -370,6 +411,7 @@ impl Backend for CudaBench {
         Ok(Box::new(CudaPrepared {
             b: self,
             bufs,
+            twin,
             plan,
             launch,
         }))

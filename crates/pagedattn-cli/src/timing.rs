@@ -47,34 +47,58 @@ pub(crate) fn capture(
     Ok(graph)
 }
 
-/// Per-call microseconds of `reps` graph replays after `warmup`, each after an
-/// L2 flush, timed by events recorded around the replay alone.
+/// What the L2 holds when a timed replay starts.
+#[derive(Clone, Copy)]
+pub(crate) enum L2State<'a> {
+    /// SPEC.md: flushed (a buffer of twice its size written) before each call.
+    Cold,
+    /// Not flushed: what the previous replay of the same call left there.
+    Warm,
+    /// Flushed, then this graph (the same call on other buffers) replayed:
+    /// the kernel's code and the driver's state warm, the call's data cold.
+    ColdData(Option<&'a CudaGraph>),
+}
+
+/// Per-call microseconds of `reps` graph replays after `warmup`, each after
+/// the L2 was put in `l2` state, timed by events recorded around the replay
+/// alone.
 pub(crate) fn time_graph(
     stream: &Arc<CudaStream>,
     graph: Option<&CudaGraph>,
     l2_bytes: usize,
+    l2: L2State<'_>,
     warmup: usize,
     reps: usize,
 ) -> Result<Vec<f64>> {
     let mut flush = stream.alloc_zeros::<u8>(2 * l2_bytes)?;
     let ctx = stream.context();
-    let replay = || -> Result<()> {
-        if let Some(g) = graph {
+    let replay = |g: Option<&CudaGraph>| -> Result<()> {
+        if let Some(g) = g {
             g.launch()?;
         }
         Ok(())
     };
+    let mut prepare = |i: usize| -> Result<()> {
+        match l2 {
+            L2State::Cold => fill_bytes(stream, &mut flush, i as u8),
+            L2State::Warm => Ok(()),
+            L2State::ColdData(twin) => {
+                fill_bytes(stream, &mut flush, i as u8)?;
+                replay(twin)
+            }
+        }
+    };
     for i in 0..warmup {
-        fill_bytes(stream, &mut flush, i as u8)?;
-        replay()?;
+        prepare(i)?;
+        replay(graph)?;
     }
     let mut events = Vec::with_capacity(reps);
     for i in 0..reps {
         let start = ctx.new_event(Some(sys::CUevent_flags::CU_EVENT_DEFAULT))?;
         let end = ctx.new_event(Some(sys::CUevent_flags::CU_EVENT_DEFAULT))?;
-        fill_bytes(stream, &mut flush, (i + 1) as u8)?;
+        prepare(i + 1)?;
         start.record(stream)?;
-        replay()?;
+        replay(graph)?;
         end.record(stream)?;
         events.push((start, end));
     }

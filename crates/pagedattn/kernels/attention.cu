@@ -112,6 +112,26 @@ __device__ __forceinline__ void produce_unit(const Params& p, typename T::Shared
   }
 }
 
+// With two Q slots the producer waits for a slot a unit before it refills
+// it, so the copy of the slot's staged output to global memory is done
+// there, by the producer, instead of by the consumers at the unit's end.
+// Direct calls (a unit per CTA) keep the consumers' copy: nothing overlaps it.
+template <class T, bool kDirect>
+constexpr bool kProducerCopiesOut = T::kQSlots == 2 && !kDirect;
+
+// The staged output of a finished unit (in Q slot `slot`) to global memory,
+// by the 128 producer threads: chunk tid % 16 of rows tid / 16 + 8 i.
+template <class T>
+__device__ __forceinline__ void producer_copy_out(const Params& p, typename T::SharedStorage& ss,
+                                                  const WorkUnit& u, int slot) {
+  const uint32_t s_stage = cute::cast_smem_ptr_to_uint(ss.q + slot * T::kBlockM * kHeadDim);
+  // The producer's registers are few: the loop unrolled by 4, and the
+  // thread's offsets formed here (opaque), not hoisted and held (spilled).
+  int tid = threadIdx.x;
+  asm volatile("" : "+r"(tid));
+  copy_out_rows<T, T::kBlockM / 8, 4>(p, u, u.m_block * T::kBlockM, tid / 16, tid % 16, s_stage);
+}
+
 // ---------------- producer warpgroup ----------------
 // Warp 0 decodes each ticket into a unit; the unit reaches the other producer
 // warps through `pending` and the consumers through the Q slot's unit and
@@ -125,6 +145,7 @@ __device__ __forceinline__ void producer(const Params& p, typename T::SharedStor
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
   int raw_ticket = 0;  // thread 0: the counter's value for the next unit
   int slot_iter = 0, block_iter = 0;
+  constexpr bool kCopyOut = kProducerCopiesOut<T, kDirect>;
   for (int it = 0;; ++it) {
     // Ticket `it` of this CTA; from the third on, the next needs the counter.
     const bool claim_next = !kDirect && it + 1 >= 2;
@@ -151,10 +172,33 @@ __device__ __forceinline__ void producer(const Params& p, typename T::SharedStor
       loader.prefetch_q(p, w, w.m_block * T::kBlockM);
     ++slot_iter;
     mbar_wait(&ss.q_empty[slot], qphase ^ 1);
+    if constexpr (kCopyOut) {
+      if (slot_iter > T::kQSlots) {  // the slot held a unit: copy its staged rows out
+        const WorkUnit old = ss.unit[slot];
+        if (old.state == kUnitWork && old.n_chunks == 1) producer_copy_out<T>(p, ss, old, slot);
+        // Every thread has read the slot's unit and rows before thread 0
+        // overwrites the one and the Q load the other.
+        cutlass::arch::NamedBarrier::sync(T::kProducerThreads, kBarProducer);
+      }
+    }
     if (threadIdx.x == 0) ss.unit[slot] = w;
     if (w.state == kUnitDone) {
       mbar_arrive(&ss.q_full[slot]);
       if (threadIdx.x == 0) mbar_arrive(&ss.q_full[slot]);
+      if constexpr (kCopyOut) {
+        // The other slot holds the last unit this CTA ran: its rows are
+        // staged once the consumers release it (occupant m = slot_iter - 2;
+        // its release completes q_empty's phase parity (m / 2) & 1).
+        const int m = slot_iter - 2;
+        if (m >= 0) {
+          const int o = m % T::kQSlots;
+          const WorkUnit last = ss.unit[o];
+          if (last.state == kUnitWork && last.n_chunks == 1) {
+            mbar_wait(&ss.q_empty[o], (m / T::kQSlots) & 1);
+            producer_copy_out<T>(p, ss, last, o);
+          }
+        }
+      }
       break;
     }
     produce_unit<T>(p, ss, loader, w, slot, block_iter, claim_next, raw_ticket);
@@ -192,7 +236,7 @@ __device__ __forceinline__ void consume_unit(const Params& p, typename T::Shared
       cute::cast_smem_ptr_to_uint(ss.q + slot * T::kBlockM * kHeadDim) + opaque_zero;
   Tensor cO = make_identity_tensor(select<0, 1>(typename T::TileShapePV{}));
   Tensor tOcO = mma_pv.get_thread_slice(cto).partition_C(cO);
-  store_output<T>(p, wo, m0, cw, cto, tOrO, tOcO, lse, s_stage);
+  store_output<T, kProducerCopiesOut<T, kDirect>>(p, wo, m0, cw, cto, tOrO, tOcO, lse, s_stage);
 }
 
 // ---------------- consumer warpgroups ----------------

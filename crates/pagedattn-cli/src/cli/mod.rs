@@ -223,6 +223,10 @@ struct BenchArgs {
     /// (error flag reset, launch, flag read back, synchronised). `eager`:
     /// host wall clock of one unchecked call and a synchronise (the same
     /// clock as `checked`, to read the checked mode's cost off).
+    /// `graph-warm`: `graph` without the L2 flush. `graph-cold-data`: `graph`
+    /// with the same call on other buffers run between the flush and the
+    /// timed call, so the code is warm and the data cold (`graph` minus it:
+    /// what the cold code costs).
     #[arg(long, value_enum, default_value_t = CudaTiming::Graph)]
     cuda_timing: CudaTiming,
 }
@@ -232,6 +236,8 @@ enum CudaTiming {
     Graph,
     Checked,
     Eager,
+    GraphWarm,
+    GraphColdData,
 }
 
 #[derive(Args, Debug, Clone)]
@@ -294,6 +300,8 @@ fn bench_cmd(a: &BenchArgs) -> Result<ExitCode> {
         CudaTiming::Graph => Timing::Graph,
         CudaTiming::Checked => Timing::Checked,
         CudaTiming::Eager => Timing::Eager,
+        CudaTiming::GraphWarm => Timing::GraphWarm,
+        CudaTiming::GraphColdData => Timing::GraphColdData,
     };
     execute(&a.run, &opts, timing)
 }

@@ -12,7 +12,43 @@ namespace pagedattn {
 // swizzled CuTe layout: with a runtime thread index that layout costs ~25
 // integer instructions per 4-byte store, which on short tiles made the
 // epilogue a third of the consumer's instructions.
-template <class T, class TO, class TC>
+// Staged rows -> global memory: 16-byte chunk `chunk` of rows row, row + 8,
+// ... (kIters rows) of the tile staged at s_stage. Packed row r is token
+// r / 6, head r % 6 of the kv head's group; 8 rows on is 1 token and 2 heads
+// on, plus a token when the head passes 6, so the output row advances by 24
+// + 2 or by 24 + 2 + 24 - 6 rows: no division or 64-bit multiply in the loop.
+template <class T, int kIters, int kUnroll = kIters>
+__device__ __forceinline__ void copy_out_rows(const Params& p, const WorkUnit& w, int m0, int row, int chunk,
+                                              uint32_t s_stage) {
+  const int rows_total = w.q_len * kGroup;
+  const uint32_t src = s_stage + sw128_offset_bytes<T::kBlockM>(row, chunk);  // + 1024 per 8 rows
+  int r = m0 + row;
+  int rem = r % kGroup;
+  __nv_bfloat16* dst = p.out + ((long long)(w.q_start + r / kGroup) * kNumQoHeads + w.kv_head * kGroup + rem) * kHeadDim +
+                       chunk * 8;
+#pragma unroll kUnroll
+  for (int i = 0; i < kIters; ++i) {
+    if (r < rows_total) {
+      uint4 val;
+      asm volatile("ld.shared.v4.b32 {%0, %1, %2, %3}, [%4];"
+                   : "=r"(val.x), "=r"(val.y), "=r"(val.z), "=r"(val.w)
+                   : "r"(src + i * 8 * 128));
+      *reinterpret_cast<uint4*>(dst) = val;
+    }
+    r += 8;
+    rem += 2;
+    dst += (kNumQoHeads + 2) * kHeadDim;
+    if (rem >= kGroup) {
+      rem -= kGroup;
+      dst += (kNumQoHeads - kGroup) * kHeadDim;
+    }
+  }
+}
+
+// kProducerCopies: the producer copies the staged rows out before it refills
+// the slot (two-slot kernels, planned calls), so the consumers leave the
+// unit once their rows are staged; split chunks still copy their own.
+template <class T, bool kProducerCopies, class TO, class TC>
 __device__ __forceinline__ void store_output(const Params& p, const WorkUnit& w, int m0, int cw, int ct,
                                              TO const& tOrO, TC const& tOcO, float (&lse)[2],
                                              uint32_t s_stage) {
@@ -51,35 +87,14 @@ __device__ __forceinline__ void store_output(const Params& p, const WorkUnit& w,
       }
     }
   }
+  if constexpr (kProducerCopies) {
+    if (w.n_chunks == 1) return;  // each thread's q_empty arrival releases its staged rows to the producer
+  }
   cutlass::arch::NamedBarrier::sync(128, kBarConsumerWG + cw);  // this warpgroup's rows are staged
   // shared -> global: 64 rows x 16 chunks of 16 bytes; thread lt moves chunk
-  // lt % 16 of rows lt / 16 + 8 i (i < 8). Packed row r is token r / 6, head
-  // r % 6 of the kv head's group; 8 rows on is 1 token and 2 heads on, plus a
-  // token when the head passes 6, so the output row advances by 24 + 2 or by
-  // 24 + 2 + 24 - 6 rows: no division or 64-bit multiply in the loop.
-  const int lt = ct % 128, chunk = lt % 16, row = cw * 64 + lt / 16;
-  const uint32_t src = s_stage + sw128_offset_bytes<kRows>(row, chunk);  // + 1024 per 8 rows
-  int r = m0 + row;
-  int rem = r % kGroup;
-  __nv_bfloat16* dst = p.out + ((long long)(w.q_start + r / kGroup) * kNumQoHeads + w.kv_head * kGroup + rem) * kHeadDim +
-                       chunk * 8;
-  CUTLASS_PRAGMA_UNROLL
-  for (int i = 0; i < 64 / 8; ++i) {
-    if (r < rows_total) {
-      uint4 val;
-      asm volatile("ld.shared.v4.b32 {%0, %1, %2, %3}, [%4];"
-                   : "=r"(val.x), "=r"(val.y), "=r"(val.z), "=r"(val.w)
-                   : "r"(src + i * 8 * 128));
-      *reinterpret_cast<uint4*>(dst) = val;
-    }
-    r += 8;
-    rem += 2;
-    dst += (kNumQoHeads + 2) * kHeadDim;
-    if (rem >= kGroup) {
-      rem -= kGroup;
-      dst += (kNumQoHeads - kGroup) * kHeadDim;
-    }
-  }
+  // lt % 16 of rows lt / 16 + 8 i (i < 8).
+  const int lt = ct % 128;
+  copy_out_rows<T, 64 / 8>(p, w, m0, cw * 64 + lt / 16, lt % 16, s_stage);
 }
 
 }  // namespace pagedattn
