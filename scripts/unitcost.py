@@ -44,7 +44,8 @@ class Params(ctypes.Structure):  # attn/params.cuh, in order
         ("total_q", ctypes.c_longlong), ("num_pages", ctypes.c_longlong),
         ("batch", ctypes.c_int), ("num_kv_indices", ctypes.c_int), ("tiles_per_head", ctypes.c_int),
         ("partial_slots", ctypes.c_int), ("split_blocks", ctypes.c_int),
-        ("sm_scale", ctypes.c_float), ("sm_scale_log2", ctypes.c_float)]
+        ("sm_scale", ctypes.c_float), ("sm_scale_log2", ctypes.c_float),
+        ("inline_batch", ctypes.c_int), ("inline_plan", ctypes.c_int * 124)]  # no inline plan: 0
 
 
 def load_workload(path, name):

@@ -17,7 +17,9 @@
 //                    partial result and possibly the merge of the tile's
 //                    chunks (attn/merge.cuh).
 // Calls with at most one unit per CTA and nothing to split launch the
-// _direct entry points: the same code without plan, tickets or merge.
+// _direct entry points: the same code without tickets or merge, the units
+// in the fixed tile order or, with a host plan in the parameters (batches
+// of up to kInlinePlanMaxBatch), in the plan's.
 #include <cuda_bf16.h>
 
 #if defined(__CUDA_ARCH__) && !defined(__CUDA_ARCH_FEAT_SM90_ALL)
@@ -155,7 +157,7 @@ __device__ __forceinline__ void producer(const Params& p, typename T::SharedStor
         if (lane == 0) t = ticket_of(it, raw_ticket);
         t = __shfl_sync(0xffffffffu, t, 0);
       }
-      const WorkUnit w = decode_unit<T::kBlockM, T::kBlockN, kDirect>(p, ss.plan, t);
+      const WorkUnit w = decode_unit<T::kBlockM, T::kBlockN>(p, ss.plan, t);
       if (lane == 0) ss.pending[it & 1] = w;
     }
     cutlass::arch::NamedBarrier::sync(T::kProducerThreads, kBarProducer);
@@ -255,9 +257,9 @@ __device__ __forceinline__ void consumer(const Params& p, typename T::SharedStor
 }
 
 // kDirect: the entry point for calls the host marked direct (a unit per CTA
-// at most and nothing to split: the plan could not change anything): tiles
-// in the fixed order, no plan, tickets or merge in the code, so that the
-// shortest calls fetch and run as little code as possible.
+// at most and nothing to split): no plan building, tickets or merge in the
+// code, so that the shortest calls fetch and run as little code as
+// possible.
 template <class T, bool kDirect>
 __device__ __forceinline__ void attention(const Params& p) {
   extern __shared__ __align__(1024) unsigned char smem_buf[];
@@ -267,15 +269,20 @@ __device__ __forceinline__ void attention(const Params& p) {
   // small batch's by the warp that decodes the units alone, a larger one's
   // by the whole CTA (its per-sequence scratch in the K ring, not yet in
   // use).
-  const bool host_plan = !kDirect && p.plan != nullptr && p.batch >= 1 && p.batch <= T::Plan::kMax;
-  const bool warp_plan = !kDirect && !host_plan && p.batch >= 1 && p.batch <= kWarpPlanMaxBatch;
-  if (!kDirect && !host_plan && !warp_plan)
+  // A small batch's host plan comes in the parameters (direct calls too:
+  // their units then come in the plan's order, and no indptr is read
+  // before the first loads).
+  const bool inline_plan = p.inline_batch > 0 && p.inline_batch == p.batch && p.batch <= kInlinePlanMaxBatch;
+  const bool host_plan = !kDirect && !inline_plan && p.plan != nullptr && p.batch >= 1 && p.batch <= T::Plan::kMax;
+  const bool warp_plan = !kDirect && !inline_plan && !host_plan && p.batch >= 1 && p.batch <= kWarpPlanMaxBatch;
+  if (!kDirect && !inline_plan && !host_plan && !warp_plan)
     build_plan<T::kThreads, T::kBlockM, T::kBlockN>(p, ss.plan, reinterpret_cast<int*>(ss.k));
   const int warp = threadIdx.x / 32;
   if (warp / 4 == kProducerWarpgroup) {
     cutlass::arch::warpgroup_reg_dealloc<T::kProducerRegs>();
     if (warp == kProducerWarp0) {
-      if (kDirect) set_fixed_order(p, ss.plan);
+      if (inline_plan) load_plan_params(p, ss.plan);
+      else if (kDirect) set_fixed_order(p, ss.plan);
       if (host_plan) load_plan_warp(p, ss.plan);
       if (warp_plan) build_plan_warp<T::kBlockM, T::kBlockN>(p, ss.plan);
     }

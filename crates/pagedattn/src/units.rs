@@ -426,7 +426,11 @@ pub struct PlanImageLayout {
 impl PlanImageLayout {
     /// The layout for `config`'s plan capacity.
     pub fn of(config: TileConfig) -> PlanImageLayout {
-        let max = plan_max_batch(config);
+        Self::with_capacity(plan_max_batch(config))
+    }
+
+    /// The layout of a plan of at most `max` sequences (`PlanStorage<max>`).
+    pub fn with_capacity(max: usize) -> PlanImageLayout {
         let scan = (max + 1).div_ceil(4) * 4; // PlanStorage::kScanLen
         let pre_split = PLAN_IMAGE_HEADER;
         let pre_tiles = pre_split + scan;
@@ -491,6 +495,42 @@ pub fn plan_image(inp: &PlanInputs<'_>) -> Option<Vec<i32>> {
         1,
     ]);
     Some(img)
+}
+
+/// Largest batch whose host plan travels in the kernel's parameters
+/// (`kInlinePlanMaxBatch`): the CTAs read it with the launch's parameters
+/// instead of from device memory, one dependent memory trip fewer before a
+/// call's first loads.
+pub const INLINE_PLAN_MAX_BATCH: usize = 16;
+/// Ints of the inline plan (`kInlinePlanInts`): the image of a plan of
+/// [`INLINE_PLAN_MAX_BATCH`] sequences.
+pub const INLINE_PLAN_INTS: usize = 124;
+
+/// The plan image `image` (laid out for `config`, [`plan_image`]) of a
+/// batch of `batch` sequences in the layout of the kernel's inline plan;
+/// `None` above [`INLINE_PLAN_MAX_BATCH`] sequences.
+pub fn inline_plan(
+    image: &[i32],
+    config: TileConfig,
+    batch: usize,
+) -> Option<[i32; INLINE_PLAN_INTS]> {
+    if batch == 0 || batch > INLINE_PLAN_MAX_BATCH {
+        return None;
+    }
+    let from = PlanImageLayout::of(config);
+    let to = PlanImageLayout::with_capacity(INLINE_PLAN_MAX_BATCH);
+    debug_assert_eq!(to.len, INLINE_PLAN_INTS);
+    let mut out = [0i32; INLINE_PLAN_INTS];
+    out[..PLAN_IMAGE_HEADER].copy_from_slice(&image[..PLAN_IMAGE_HEADER]);
+    for (f, t, n) in [
+        (from.pre_split, to.pre_split, batch + 1),
+        (from.pre_tiles, to.pre_tiles, batch + 1),
+        (from.unsplit, to.unsplit, batch),
+        (from.range, to.range, 4 * batch),
+    ] {
+        out[t..t + n].copy_from_slice(&image[f..f + n]);
+    }
+    Some(out)
 }
 
 /// `(q_start, q_len, kv_start, kv_len)` of sequence `b` as the kernel
@@ -751,7 +791,15 @@ mod tests {
 
     /// The kernel's `decode_unit` on a host-made plan image, unit by unit,
     /// gives the units of [`UnitPlan::new`] in the same order.
-    fn check_image(plan: &UnitPlan, img: &[i32], qo: &[i32], kv: &[i32], total_q: usize) {
+    /// `layout`: the image's (the configuration's, or the inline plan's).
+    fn check_image(
+        plan: &UnitPlan,
+        img: &[i32],
+        layout: PlanImageLayout,
+        qo: &[i32],
+        kv: &[i32],
+        total_q: usize,
+    ) {
         let config = plan.config;
         let batch = qo.len() - 1;
         let nki = *kv.last().unwrap() as usize;
@@ -761,7 +809,7 @@ mod tests {
             unsplit,
             range,
             ..
-        } = PlanImageLayout::of(config);
+        } = layout;
         let (chunk, n_split, n_units) = (img[0] as i64, img[1] as usize, img[2] as usize);
         assert_eq!(img[3], 1);
         assert_eq!(n_units, plan.units.len());
@@ -820,7 +868,7 @@ mod tests {
 
     #[test]
     fn plans_cover_every_tile_once() {
-        let mut images = 0;
+        let (mut images, mut inlined) = (0, 0);
         let mut rng = 0x1234_5678_u64;
         let mut next = |m: u64| {
             rng ^= rng << 13;
@@ -878,14 +926,32 @@ mod tests {
                         let img = plan_image(&inp);
                         assert_eq!(img.is_some(), plan.planned);
                         if let Some(img) = img {
-                            check_image(&plan, &img, &qo, &kv, total_q);
+                            check_image(
+                                &plan,
+                                &img,
+                                PlanImageLayout::of(config),
+                                &qo,
+                                &kv,
+                                total_q,
+                            );
                             images += 1;
+                            // A small batch's plan, as the parameters carry it.
+                            let batch = qo.len() - 1;
+                            let inline = inline_plan(&img, config, batch);
+                            assert_eq!(inline.is_some(), batch <= INLINE_PLAN_MAX_BATCH);
+                            if let Some(inline) = inline {
+                                let layout = PlanImageLayout::with_capacity(INLINE_PLAN_MAX_BATCH);
+                                assert_eq!(layout.len, INLINE_PLAN_INTS);
+                                check_image(&plan, &inline, layout, &qo, &kv, total_q);
+                                inlined += 1;
+                            }
                         }
                     }
                 }
             }
         }
         assert!(images > 1000, "{images} plan images checked");
+        assert!(inlined > 100, "{inlined} inline plans checked");
     }
 
     #[test]

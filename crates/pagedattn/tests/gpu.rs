@@ -458,7 +458,10 @@ fn run_planned_config(
 /// and forced splits in every configuration, on seed workloads, edge cases and
 /// random batches (cached prefixes, empty sequences, up to 300 sequences);
 /// graph replays of a planned launch are equal too, and a plan for other
-/// dimensions or from another `PagedPrefill` is refused.
+/// dimensions or from another `PagedPrefill` is refused. Batches of up to
+/// `units::INLINE_PLAN_MAX_BATCH` sequences carry their plan in the kernel's
+/// parameters, direct calls too (their units then run in the plan's order
+/// instead of the fixed one: the same bits).
 #[test]
 #[ignore = "needs a Hopper GPU (run with --ignored on the GPU machine)"]
 fn host_plan_launch_matches_device_plan() {

@@ -21,6 +21,13 @@ enum WsCounter : int {
   kWsUnitTicket = 1, // next work unit to hand out; reset to 0 by the last CTA to take one
 };
 
+// A small batch's host plan travels inside the parameters (the image of
+// PlanStorage<kInlinePlanMaxBatch> up to its scratch, units::inline_plan):
+// the parameters arrive with the launch, so the CTA reads its plan without
+// a dependent trip to device memory at its start.
+constexpr int kInlinePlanMaxBatch = 16;  // units::INLINE_PLAN_MAX_BATCH
+constexpr int kInlinePlanInts = 4 + 2 * 20 + 16 + 4 * 16;
+
 struct Params {
   const __nv_bfloat16* q;        // [total_q, 24, 128]
   const __nv_bfloat16* k_cache;  // [num_pages, 1, 4, 128]
@@ -45,6 +52,8 @@ struct Params {
   int split_blocks;              // 0: automatic split; -1: never; n > 0: chunks of at most n key blocks
   float sm_scale;                // natural-log scale of the logits
   float sm_scale_log2;           // sm_scale * log2(e): softmax runs in exp2
+  int inline_batch;              // > 0: inline_plan holds the plan of these p.batch sequences
+  int inline_plan[kInlinePlanInts];
 };
 
 constexpr int kNumQoHeads = 24;

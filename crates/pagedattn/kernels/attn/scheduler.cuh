@@ -433,6 +433,32 @@ __device__ void load_plan_warp(const Params& p, Plan& pl) {
   __syncwarp();
 }
 
+// A host plan carried in the parameters (p.inline_plan, batch <=
+// kInlinePlanMaxBatch): producer warp 0 copies it into the shared-memory
+// plan, lane i the i-th entry of each table.
+template <class Plan>
+__device__ void load_plan_params(const Params& p, Plan& pl) {
+  using Img = PlanStorage<kInlinePlanMaxBatch>;
+  static_assert(offsetof(Img, range) + sizeof(Img::range) == kInlinePlanInts * sizeof(int),
+                "the inline image's size (units::inline_plan)");
+  static_assert(Plan::kMax >= kInlinePlanMaxBatch, "an inline plan fits every configuration's plan");
+  const int lane = threadIdx.x & 31, b = p.batch;
+  const int* img = p.inline_plan;
+  constexpr int kPreSplit = offsetof(Img, pre_split) / 4, kPreTiles = offsetof(Img, pre_tiles) / 4;
+  constexpr int kUnsplit = offsetof(Img, unsplit) / 4, kRange = offsetof(Img, range) / 4;
+  if (lane < 4) (&pl.chunk)[lane] = img[lane];
+  if (lane <= b) {
+    pl.pre_split[lane] = img[kPreSplit + lane];
+    pl.pre_tiles[lane] = img[kPreTiles + lane];
+  }
+  if (lane < b) {
+    pl.unsplit[lane] = img[kUnsplit + lane];
+    pl.range[lane] = SeqRange{img[kRange + 4 * lane], img[kRange + 4 * lane + 1], img[kRange + 4 * lane + 2],
+                              img[kRange + 4 * lane + 3]};
+  }
+  __syncwarp();
+}
+
 // Largest r in [0, n) with a[r] <= v (a nondecreasing, a[0] = 0 <= v).
 __device__ __forceinline__ int last_le(const int* a, int n, int v) {
   int lo = 0, hi = n;  // answer in [lo, hi)
@@ -470,9 +496,8 @@ __device__ __forceinline__ int find_sequence(const int* __restrict__ qo_indptr, 
 }
 
 // Decodes ticket u into a unit. Called by a whole warp (the fallback search
-// uses its lanes); every lane gets the same unit. kFixedOnly: the caller
-// knows there is no plan (direct calls), so only the fixed order is compiled.
-template <int kBM, int kBN, bool kFixedOnly, class Plan>
+// uses its lanes); every lane gets the same unit.
+template <int kBM, int kBN, class Plan>
 __device__ __forceinline__ WorkUnit decode_unit(const Params& p, const Plan& pl, int u) {
   using Shape = SeqShape<kBM, kBN>;
   WorkUnit w;
@@ -487,7 +512,7 @@ __device__ __forceinline__ WorkUnit decode_unit(const Params& p, const Plan& pl,
     return w;
   }
   w.kv_head = u % kNumKvHeads;
-  if (kFixedOnly || !pl.planned) {
+  if (!pl.planned) {
     const long long t = (long long)p.tiles_per_head - 1 - u / kNumKvHeads;
     const int b = find_sequence<kBM>(p.qo_indptr, p.batch, t);
     const long long q0 = __ldg(p.qo_indptr + b);

@@ -66,7 +66,7 @@ pub(crate) const ERR_BAD_KV_RANGE: i32 = 4;
 
 /// Mirror of `pagedattn::Params`. Field order and types must match.
 #[repr(C)]
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Copy, Debug)]
 pub(crate) struct Params {
     pub q: u64,
     pub k_cache: u64,
@@ -90,6 +90,9 @@ pub(crate) struct Params {
     pub split_blocks: i32,
     pub sm_scale: f32,
     pub sm_scale_log2: f32,
+    /// > 0: `inline_plan` holds the host plan of this many sequences.
+    pub inline_batch: i32,
+    pub inline_plan: [i32; crate::units::INLINE_PLAN_INTS],
 }
 
 // SAFETY: plain old data with the C layout the kernel reads.

@@ -96,8 +96,11 @@ pub struct DevicePlan {
     partial_slots: i32,
     /// The plan image in device memory and its address; `None` where the
     /// kernel takes no plan (calls with a unit per CTA and nothing to split,
-    /// batches above [`units::plan_max_batch`]).
+    /// batches above [`units::plan_max_batch`]) or takes it inline.
     image: Option<(CudaSlice<i32>, u64)>,
+    /// The plan of a batch of up to [`units::INLINE_PLAN_MAX_BATCH`]
+    /// sequences, passed in the kernel's parameters (direct calls too).
+    inline: Option<Box<[i32; units::INLINE_PLAN_INTS]>>,
 }
 
 impl DevicePlan {
@@ -126,7 +129,7 @@ impl DevicePlan {
     /// Whether the kernel copies this plan instead of building one (false
     /// where it needs none).
     pub fn has_image(&self) -> bool {
-        self.image.is_some()
+        self.image.is_some() || self.inline.is_some()
     }
 }
 
@@ -138,18 +141,19 @@ pub struct LaunchInfo {
     /// CTAs in the grid.
     pub grid: u32,
     /// The direct entry point: a unit per CTA at most and nothing to split,
-    /// so no plan, tickets or merge.
+    /// so no plan building, tickets or merge.
     pub direct: bool,
     /// The kernel copies a plan made on the host; otherwise it builds the
-    /// plan itself (or, when direct, needs none).
+    /// plan itself (or, when direct, takes the tiles in a fixed order).
     pub host_plan: bool,
 }
 
 impl std::fmt::Display for LaunchInfo {
-    /// `m128 direct`, `m64 host plan` or `m128 device plan`.
+    /// `m128 direct`, `m64 direct host plan`, `m64 host plan` or `m128 device plan`.
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let how = match (self.direct, self.host_plan) {
-            (true, _) => "direct",
+            (true, false) => "direct",
+            (true, true) => "direct host plan",
             (false, true) => "host plan",
             (false, false) => "device plan",
         };
@@ -597,7 +601,7 @@ impl PagedPrefill {
             config,
             grid,
             direct,
-            host_plan: !direct && plan.is_some_and(DevicePlan::has_image),
+            host_plan: plan.is_some_and(DevicePlan::has_image),
         })
     }
 
@@ -654,20 +658,28 @@ impl PagedPrefill {
         let config = self.opts.tile.unwrap_or(host.config);
         let shape = self.launch_shape(config, dims);
         let partial_slots = self.partial_slots(config);
+        // Direct calls take a plan only inline: the parameters cost them
+        // nothing to read, a plan in device memory would cost a trip.
         let image = match shape {
-            Some((grid, false)) => units::plan_image(&units::PlanInputs {
-                config,
-                qo_indptr,
-                kv_indptr,
-                total_q: dims.total_q,
-                num_kv_indices: dims.num_kv_indices,
-                grid: grid as usize,
-                split: self.opts.split,
-                partial_slots: partial_slots as usize,
-            }),
+            Some((grid, direct)) if !direct || dims.batch <= units::INLINE_PLAN_MAX_BATCH => {
+                units::plan_image(&units::PlanInputs {
+                    config,
+                    qo_indptr,
+                    kv_indptr,
+                    total_q: dims.total_q,
+                    num_kv_indices: dims.num_kv_indices,
+                    grid: grid as usize,
+                    split: self.opts.split,
+                    partial_slots: partial_slots as usize,
+                })
+            }
             _ => None,
         };
-        let image = match image {
+        let inline = image
+            .as_deref()
+            .and_then(|img| units::inline_plan(img, config, dims.batch))
+            .map(Box::new);
+        let image = match image.filter(|_| inline.is_none()) {
             Some(img) => {
                 let buf = stream.clone_htod(&img)?;
                 let (ptr, guard) = buf.device_ptr(stream);
@@ -684,6 +696,7 @@ impl PagedPrefill {
             grid: shape.map_or(0, |s| s.0),
             partial_slots,
             image,
+            inline,
         })
     }
 
@@ -819,6 +832,10 @@ impl PagedPrefill {
             if let Some((_, ptr)) = &plan.image {
                 params.plan = *ptr;
             }
+            if let Some(inline) = &plan.inline {
+                params.inline_batch = params.batch;
+                params.inline_plan = **inline;
+            }
         }
         let cfg = LaunchConfig {
             grid_dim: (grid, 1, 1),
@@ -893,6 +910,8 @@ impl PagedPrefill {
             split_blocks: self.opts.split.kernel_value(),
             sm_scale: c.sm_scale,
             sm_scale_log2: c.sm_scale * std::f32::consts::LOG2_E,
+            inline_batch: 0,
+            inline_plan: [0; units::INLINE_PLAN_INTS],
         })
     }
 
@@ -1031,6 +1050,10 @@ mod tests {
         assert_eq!(
             info(TileConfig::M64, false, true).to_string(),
             "m64 host plan"
+        );
+        assert_eq!(
+            info(TileConfig::M64, true, true).to_string(),
+            "m64 direct host plan"
         );
         assert_eq!(
             info(TileConfig::M128, false, false).to_string(),
