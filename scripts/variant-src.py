@@ -140,8 +140,8 @@ EDITS = {
          "    if (threadIdx.x == T::kProducerThreads) TL(5);\n    const WorkUnit w = ss.unit[slot];"),
         ("attention.cu", "  mainloop<T>(p, ss, w, slot, block_iter, tOrO, lse);",
          "  mainloop<T>(p, ss, w, slot, block_iter, tOrO, lse);\n  if (ct == 0) TL(9);"),
-        ("attention.cu", "  store_output<T>(p, wo, m0, cw, cto, tOrO, tOcO, lse, s_stage);",
-         "  store_output<T>(p, wo, m0, cw, cto, tOrO, tOcO, lse, s_stage);\n  if (ct == 0) TL(10);"),
+        ("attention.cu", "  store_output<T, kProducerCopiesOut<T, kDirect>>(p, wo, m0, cw, cto, tOrO, tOcO, lse, s_stage);",
+         "  store_output<T, kProducerCopiesOut<T, kDirect>>(p, wo, m0, cw, cto, tOrO, tOcO, lse, s_stage);\n  if (ct == 0) TL(10);"),
         ("attention.cu", "    consumer<T, kDirect>(p, ss);\n  }\n}", TIMELINE_EXIT),
         ("attn/mainloop.cuh",
          "    mbar_wait(&ss.k_full[rk.stage], rk.phase);\n"
