@@ -246,8 +246,8 @@ EDITS = {
         ("attn/epilogue.cuh", "  cutlass::arch::NamedBarrier::sync(128, kBarConsumerWG + cw);  // this warpgroup's rows are staged",
          "  cutlass::arch::NamedBarrier::sync(128, kBarConsumerWG + cw);  // this warpgroup's rows are staged\n"
          "  if (ct == 0) { const long long c = uc_clock(); UC_ADD(20, c - uce); uce = c; }"),
-        ("attn/epilogue.cuh", "      dst += (kNumQoHeads - kGroup) * kHeadDim;\n    }\n  }\n}",
-         "      dst += (kNumQoHeads - kGroup) * kHeadDim;\n    }\n  }\n"
+        ("attn/epilogue.cuh", "  copy_out_rows<T, 64 / 8>(p, w, m0, cw * 64 + lt / 16, lt % 16, s_stage);\n}",
+         "  copy_out_rows<T, 64 / 8>(p, w, m0, cw * 64 + lt / 16, lt % 16, s_stage);\n"
          "  if (ct == 0) UC_ADD(21, uc_clock() - uce);\n}"),
     ],
     "fastcount": [
