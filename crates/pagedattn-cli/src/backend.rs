@@ -222,8 +222,9 @@ pub enum Timing {
     /// sees something between this and `Graph`).
     GraphWarm,
     /// As `Graph`, with the same call on a second set of buffers replayed
-    /// between the flush and the timed call: the code warm, the data cold.
-    /// `Graph` minus this is what fetching cold code costs a call.
+    /// between the flush and the timed call: the code and the host plan's
+    /// image (both calls share it) warm, the call's own data cold. `Graph`
+    /// minus this is what fetching them cold costs a call.
     GraphColdData,
 }
 
@@ -336,22 +337,19 @@ impl Prepared for CudaPrepared<'_> {
                 s.synchronize()?;
                 Ok(())
             }),
-            Timing::Graph | Timing::GraphWarm => {
+            Timing::Graph | Timing::GraphWarm | Timing::GraphColdData => {
                 let graph = timing::capture(&s, || Ok(self.launch()?))?;
-                let state = match self.b.timing {
-                    Timing::GraphWarm => L2State::Warm,
-                    _ => L2State::Cold,
-                };
-                timing::time_graph(&s, graph.as_ref(), l2, state, warmup, reps)
-            }
-            Timing::GraphColdData => {
-                let graph = timing::capture(&s, || Ok(self.launch()?))?;
+                // The twin's buffers exist only for GraphColdData.
                 let (b, plan) = (self.b, self.plan.as_ref());
                 let twin = match self.twin.as_mut() {
                     Some(t) => timing::capture(&s, || Ok(Self::launch_on(b, plan, t)?))?,
                     None => None,
                 };
-                let state = L2State::ColdData(twin.as_ref());
+                let state = match self.b.timing {
+                    Timing::GraphWarm => L2State::Warm,
+                    Timing::GraphColdData => L2State::ColdData(twin.as_ref()),
+                    _ => L2State::Cold,
+                };
                 timing::time_graph(&s, graph.as_ref(), l2, state, warmup, reps)
             }
         }
@@ -377,7 +375,9 @@ impl Backend for CudaBench {
             Timing::Graph => d,
             Timing::GraphWarm => format!("{d} [timing: graph replay, L2 not flushed]"),
             Timing::GraphColdData => {
-                format!("{d} [timing: graph replay, L2 flushed, code warmed by a twin call]")
+                format!(
+                    "{d} [timing: graph replay, L2 flushed, code and plan warmed by a twin call]"
+                )
             }
             Timing::Checked => format!("{d} [timing: checked launches, host clock]"),
             Timing::Eager => format!("{d} [timing: unchecked launches, host clock]"),

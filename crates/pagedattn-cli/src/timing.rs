@@ -55,7 +55,8 @@ pub(crate) enum L2State<'a> {
     /// Not flushed: what the previous replay of the same call left there.
     Warm,
     /// Flushed, then this graph (the same call on other buffers) replayed:
-    /// the kernel's code and the driver's state warm, the call's data cold.
+    /// the kernel's code and what the two calls share (a host plan's image)
+    /// warm, the call's own data cold.
     ColdData(Option<&'a CudaGraph>),
 }
 

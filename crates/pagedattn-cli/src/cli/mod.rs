@@ -225,8 +225,8 @@ struct BenchArgs {
     /// clock as `checked`, to read the checked mode's cost off).
     /// `graph-warm`: `graph` without the L2 flush. `graph-cold-data`: `graph`
     /// with the same call on other buffers run between the flush and the
-    /// timed call, so the code is warm and the data cold (`graph` minus it:
-    /// what the cold code costs).
+    /// timed call, so the code (and a host plan's image) is warm and the
+    /// data cold (`graph` minus it: what the cold code costs).
     #[arg(long, value_enum, default_value_t = CudaTiming::Graph)]
     cuda_timing: CudaTiming,
 }
