@@ -1281,7 +1281,7 @@ impl Plan {
         self.device
     }
 
-    /// The tile configuration chosen (`"m64"`, `"m128"` or `"m128d"`).
+    /// The tile configuration chosen (`"m64"`, `"m128"`, `"m128d"` or `"m128dv"`).
     #[getter]
     fn config(&self) -> &'static str {
         self.plan.config().name()

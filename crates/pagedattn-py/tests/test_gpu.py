@@ -458,7 +458,7 @@ def test_host_plan_is_bitwise_the_device_plan(case):
     work units in the same order, so the same bits as the unplanned call."""
     c = make(*CASES[case], seed=3 + len(case))
     p = pagedattn.plan(c["qo"], c["kv"], device=0)
-    assert p.device == 0 and p.config in ("m64", "m128", "m128d")
+    assert p.device == 0 and p.config in ("m64", "m128", "m128d", "m128dv")
     out_d, lse_d = poisoned(c["q"].shape[0])
     pagedattn.run(*args(c), 0.0883883, out_d, lse_d)
     out_h, lse_h = poisoned(c["q"].shape[0])

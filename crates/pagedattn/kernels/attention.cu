@@ -9,8 +9,9 @@
 //                    the host made it (copied by producer warp 0);
 //   warpgroup 0      producer: takes tickets and decodes units (warp 0),
 //                    gathers Q and K/V rows by page id (cp.async) into Q
-//                    slots and a kStages-deep K/V ring (mbarriers), up to a
-//                    unit ahead of the consumers (attn/load_pipeline.cuh);
+//                    slots and K and V rings (mbarriers; kStages and kStagesV
+//                    deep), up to a unit ahead of the consumers
+//                    (attn/load_pipeline.cuh);
 //   warpgroups 1..   consumers, 64 rows each: the main loop (QK, mask,
 //                    online softmax, PV; attn/mainloop.cuh), then the
 //                    epilogue (attn/epilogue.cuh) or, for a chunk, its
@@ -51,8 +52,11 @@ __device__ __forceinline__ void init_barriers(typename T::SharedStorage& ss) {
     CUTLASS_PRAGMA_UNROLL
     for (int s = 0; s < T::kStages; ++s) {
       mbar_init(&ss.k_full[s], T::kProducerThreads);
-      mbar_init(&ss.v_full[s], T::kProducerThreads);
       mbar_init(&ss.k_empty[s], T::kConsumerWGs * 4);
+    }
+    CUTLASS_PRAGMA_UNROLL
+    for (int s = 0; s < T::kStagesV; ++s) {
+      mbar_init(&ss.v_full[s], T::kProducerThreads);
       mbar_init(&ss.v_empty[s], T::kConsumerWGs * 4);
     }
     cutlass::arch::fence_barrier_init();
@@ -102,12 +106,13 @@ __device__ __forceinline__ void produce_unit(const Params& p, typename T::Shared
   for (int it = 0; it < n_steps; ++it) {
     const int n = w.blk_hi - 1 - it;
     const RingPos<T::kStages> rp(block_iter + it);
+    const RingPos<T::kStagesV> rpv(block_iter + it);
     loader.check_ids(p, w, n, pid);
     if (claim && it == n_steps - 1 && threadIdx.x == 0) raw_ticket = issue_ticket(p, ss.plan.n_units);
     mbar_wait(&ss.k_empty[rp.stage], rp.phase ^ 1);
     loader.load_kv(p.k_cache, w.kv_head, pid, sk + rp.stage * kStageBytes, &ss.k_full[rp.stage]);
-    mbar_wait(&ss.v_empty[rp.stage], rp.phase ^ 1);
-    loader.load_kv(p.v_cache, w.kv_head, pid, sv + rp.stage * kStageBytes, &ss.v_full[rp.stage]);
+    mbar_wait(&ss.v_empty[rpv.stage], rpv.phase ^ 1);
+    loader.load_kv(p.v_cache, w.kv_head, pid, sv + rpv.stage * kStageBytes, &ss.v_full[rpv.stage]);
     CUTLASS_PRAGMA_UNROLL
     for (int i = 0; i < kIds; ++i) pid[i] = pid_next[i];
     if (it + 2 < n_steps) loader.load_page_ids(p, w, n - 2, pid_next);
@@ -297,7 +302,7 @@ __device__ __forceinline__ void attention(const Params& p) {
   }
 }
 
-// Three configurations (the host picks one per call, src/schedule.rs):
+// Four configurations (the host picks one per call, src/schedule.rs):
 //  m128:  128 rows, two consumer warpgroups (ping-pong), 128-key blocks, one
 //         CTA per SM: least K/V traffic per FLOP, for long sequences;
 //  m128d: m128 with a 3-deep K/V ring and one Q slot (the shared memory of
@@ -308,12 +313,21 @@ __device__ __forceinline__ void attention(const Params& p) {
 //         calls whose units are long (measured on the H200: cached prefixes
 //         4-16% and long sequences 5-7% faster than m128, batches of many
 //         short units 2-8% slower);
+//  m128dv: m128d's third stage for V only, the K stage's shared memory
+//         buying back the second Q slot: V is read a step after K, so its
+//         ring is the one the third stage feeds; the second slot loads the
+//         next unit's Q under this one. For calls whose units are a few
+//         thousand keys long (measured on the H200: 4-6% faster than m128d
+//         where a CTA runs 2-3 units of 8-16 blocks; 1.6% slower on one
+//         sequence of 16384 and 2-3% on the longest cached prefixes);
 //  m64:   64 rows, one consumer warpgroup, 64-key blocks, two CTAs per SM:
 //         finer units for batches of short sequences.
 using TraitsM128 = KernelTraits</*kBlockM=*/128, /*kBlockN=*/128, /*kStages=*/2, /*kCtasPerSm=*/1,
                                 /*kPlanMaxBatch=*/1024, /*kQSlots=*/2>;
 using TraitsM128Deep = KernelTraits</*kBlockM=*/128, /*kBlockN=*/128, /*kStages=*/3, /*kCtasPerSm=*/1,
                                     /*kPlanMaxBatch=*/64, /*kQSlots=*/1>;
+using TraitsM128DeepV = KernelTraits</*kBlockM=*/128, /*kBlockN=*/128, /*kStages=*/2, /*kCtasPerSm=*/1,
+                                     /*kPlanMaxBatch=*/64, /*kQSlots=*/2, /*kStagesV=*/3>;
 using TraitsM64 = KernelTraits</*kBlockM=*/64, /*kBlockN=*/64, /*kStages=*/2, /*kCtasPerSm=*/2,
                                /*kPlanMaxBatch=*/512, /*kQSlots=*/2>;
 
@@ -335,13 +349,16 @@ using TraitsM64 = KernelTraits</*kBlockM=*/64, /*kBlockN=*/64, /*kStages=*/2, /*
 #endif
 PAGEDATTN_ENTRY(paged_prefill_m128, pagedattn::TraitsM128, 1, false)
 PAGEDATTN_ENTRY(paged_prefill_m128d, pagedattn::TraitsM128Deep, 1, false)
+PAGEDATTN_ENTRY(paged_prefill_m128dv, pagedattn::TraitsM128DeepV, 1, false)
 PAGEDATTN_ENTRY(paged_prefill_m64, pagedattn::TraitsM64, 2, false)
 PAGEDATTN_ENTRY(paged_prefill_m128_direct, pagedattn::TraitsM128, 1, true)
 PAGEDATTN_ENTRY(paged_prefill_m128d_direct, pagedattn::TraitsM128Deep, 1, true)
+PAGEDATTN_ENTRY(paged_prefill_m128dv_direct, pagedattn::TraitsM128DeepV, 1, true)
 PAGEDATTN_ENTRY(paged_prefill_m64_direct, pagedattn::TraitsM64, 2, true)
 #undef PAGEDATTN_ENTRY
 
 // Shared memory each entry point needs (read by the host through cuModuleGetGlobal).
 extern "C" __device__ const int paged_prefill_m128_smem_bytes = pagedattn::TraitsM128::kSmemBytes;
 extern "C" __device__ const int paged_prefill_m128d_smem_bytes = pagedattn::TraitsM128Deep::kSmemBytes;
+extern "C" __device__ const int paged_prefill_m128dv_smem_bytes = pagedattn::TraitsM128DeepV::kSmemBytes;
 extern "C" __device__ const int paged_prefill_m64_smem_bytes = pagedattn::TraitsM64::kSmemBytes;

@@ -28,6 +28,12 @@ pub enum TileConfig {
     /// instead of one, and the next unit's Q loads only after this unit's
     /// epilogue. For calls whose units are long ([`M128_DEEP_MIN_KEYS`]).
     M128Deep,
+    /// `M128` with a 3-deep V ring, a 2-deep K ring and two Q slots (plans up
+    /// to 64 sequences): V, read a step after K, keeps the third stage, and
+    /// the next unit's Q loads under the current one. For calls whose units
+    /// are a few thousand keys long (below [`M128_DEEP_V_MAX_KEYS`]), where
+    /// a CTA runs several of them.
+    M128DeepV,
     /// 64 packed rows x 64-key blocks, one consumer warpgroup, two CTAs per SM,
     /// persistent (each CTA walks many tiles, loading the next tile's Q and
     /// first key blocks under the current one): for batches of short sequences.
@@ -36,14 +42,20 @@ pub enum TileConfig {
 
 impl TileConfig {
     /// Every configuration.
-    pub const ALL: [TileConfig; 3] = [TileConfig::M128, TileConfig::M128Deep, TileConfig::M64];
+    pub const ALL: [TileConfig; 4] = [
+        TileConfig::M128,
+        TileConfig::M128Deep,
+        TileConfig::M128DeepV,
+        TileConfig::M64,
+    ];
 
     /// The configuration's name as the CLI, the tests' `PAGEDATTN_TILE` and
-    /// the Python package spell it: `m128`, `m128d` or `m64`.
+    /// the Python package spell it: `m128`, `m128d`, `m128dv` or `m64`.
     pub fn name(self) -> &'static str {
         match self {
             TileConfig::M128 => "m128",
             TileConfig::M128Deep => "m128d",
+            TileConfig::M128DeepV => "m128dv",
             TileConfig::M64 => "m64",
         }
     }
@@ -51,14 +63,14 @@ impl TileConfig {
     /// Packed rows per tile.
     pub fn block_m(self) -> usize {
         match self {
-            TileConfig::M128 | TileConfig::M128Deep => 128,
+            TileConfig::M128 | TileConfig::M128Deep | TileConfig::M128DeepV => 128,
             TileConfig::M64 => 64,
         }
     }
     /// Keys per inner step.
     pub fn block_n(self) -> usize {
         match self {
-            TileConfig::M128 | TileConfig::M128Deep => 128,
+            TileConfig::M128 | TileConfig::M128Deep | TileConfig::M128DeepV => 128,
             TileConfig::M64 => 64,
         }
     }
@@ -76,10 +88,12 @@ impl TileConfig {
     /// throughput: m64's finer tiles fill the SMs its m128 tiles leave idle
     /// up to longer sequences ([`M64_MAX_SINGLE_KV_LEN`]).
     ///
-    /// Among the 128-row configurations, `M128Deep` for one sequence and for
+    /// Among the 128-row configurations, a deep ring for one sequence and for
     /// batches (up to its plan's 64 sequences) whose tiles see many keys:
     /// the mean keys per sequence less half the mean queries (a tile's mean
-    /// key range) of at least [`M128_DEEP_MIN_KEYS`].
+    /// key range) of at least [`M128_DEEP_MIN_KEYS`]: `M128DeepV` from
+    /// [`M128_DEEP_V_MIN_KEYS`] to below [`M128_DEEP_V_MAX_KEYS`] of them,
+    /// `M128Deep` otherwise.
     pub fn choose(total_q: usize, num_kv_indices: usize, batch: usize) -> TileConfig {
         if batch == 0 {
             return TileConfig::M64;
@@ -94,7 +108,9 @@ impl TileConfig {
             let tile_keys = mean_kv.saturating_sub(mean_q / 2);
             let deep =
                 batch == 1 || (batch <= M128_DEEP_MAX_BATCH && tile_keys >= M128_DEEP_MIN_KEYS);
-            if deep {
+            if deep && (M128_DEEP_V_MIN_KEYS..M128_DEEP_V_MAX_KEYS).contains(&tile_keys) {
+                TileConfig::M128DeepV
+            } else if deep {
                 TileConfig::M128Deep
             } else {
                 TileConfig::M128
@@ -177,9 +193,11 @@ impl HostPlan {
             }
         }
         let mut config = TileConfig::choose(queries, keys, with_queries);
-        // The deep ring's plan holds the call's sequences, empty ones too:
-        // above that it would run without a plan (no split, no sort).
-        if config == TileConfig::M128Deep && dims.batch > M128_DEEP_MAX_BATCH {
+        // The deep rings' plan holds the call's sequences, empty ones too:
+        // above that they would run without a plan (no split, no sort).
+        if matches!(config, TileConfig::M128Deep | TileConfig::M128DeepV)
+            && dims.batch > M128_DEEP_MAX_BATCH
+        {
             config = TileConfig::M128;
         }
         Ok(HostPlan {
@@ -222,8 +240,25 @@ pub const M128_MIN_MEAN_Q_LEN: usize = 16;
 /// (343, 2.3%), seed10 (164, 1.1%), 64 x 512 and 16 x 512 (256, 7.8%).
 pub const M128_DEEP_MIN_KEYS: usize = 640;
 
-/// Largest batch `M128Deep` takes: its plan holds 64 sequences (the shared
-/// memory of the third ring stage), `units::plan_max_batch`.
+/// A tile's mean key range from which [`TileConfig::choose`] picks
+/// `M128DeepV` over `M128Deep` (up to [`M128_DEEP_V_MAX_KEYS`]). Both timed
+/// on every seed, scale, shapes and prefix row on the H200 (thirteenth
+/// session, call 5, two rounds): `M128DeepV` 4-6% faster from 512 to 1024
+/// keys per tile (scale_single_1024 and 2048, seed11, seed15, 2048 tokens
+/// in any page order, cached prefixes of 1024 keys) and 2% at 1920-2048
+/// (scale_single_4096, cached prefixes of 2048 keys); within 1% below, where
+/// a CTA runs one unit (one sequence of 559 tokens: 280 keys per tile).
+pub const M128_DEEP_V_MIN_KEYS: usize = 512;
+
+/// A tile's mean key range from which [`TileConfig::choose`] goes back to
+/// `M128Deep`: from 3840 keys per tile (one sequence of 8192 to 32768,
+/// cached prefixes of 4096 to 16384 keys) `M128Deep` was 1-3% faster
+/// (thirteenth session, call 5).
+pub const M128_DEEP_V_MAX_KEYS: usize = 3072;
+
+/// Largest batch `M128Deep` and `M128DeepV` take: their plan holds 64
+/// sequences (the shared memory of the third ring stage),
+/// `units::plan_max_batch`.
 pub const M128_DEEP_MAX_BATCH: usize = 64;
 
 /// First tile index of sequence `b`, given `qo_indptr[b]`.
@@ -273,8 +308,18 @@ mod tests {
         assert_eq!(TileConfig::choose(1118, 1118, 2), TileConfig::M128);
         assert_eq!(
             TileConfig::choose(2 * 1307, 2 * 1307, 2),
-            TileConfig::M128Deep
+            TileConfig::M128DeepV
         );
+        // Tiles of 512 to 3071 keys: the V-deep ring with two Q slots.
+        assert_eq!(TileConfig::choose(1024, 1024, 1), TileConfig::M128DeepV);
+        assert_eq!(TileConfig::choose(4096, 4096, 1), TileConfig::M128DeepV);
+        assert_eq!(TileConfig::choose(6142, 6142, 1), TileConfig::M128DeepV);
+        assert_eq!(TileConfig::choose(6144, 6144, 1), TileConfig::M128Deep);
+        assert_eq!(
+            TileConfig::choose(16 * 256, 16 * 2048, 16),
+            TileConfig::M128DeepV
+        );
+        assert_eq!(TileConfig::choose(1022, 1022, 1), TileConfig::M128Deep);
         let one = HostPlan::new(
             &Dims::new(448, 3000, 2, 600),
             &[0, 0, 448],
@@ -307,6 +352,14 @@ mod tests {
         };
         assert_eq!(lone(64), TileConfig::M128Deep);
         assert_eq!(lone(65), TileConfig::M128);
+        let lone_v = HostPlan::new(
+            &Dims::new(128, 2048, 65, 2048),
+            &[[0].as_slice(), &[128; 65]].concat(),
+            &[[0].as_slice(), &[2048; 65]].concat(),
+            None,
+        )
+        .unwrap();
+        assert_eq!(lone_v.config, TileConfig::M128);
         // Bad contents are typed errors, page ids included when given.
         let bad = HostPlan::new(&d, &[0, 500, 400, 400, 1000], &kv, None);
         assert!(

@@ -27,7 +27,7 @@ use crate::schedule::{tiles_per_head, SplitPolicy, TileConfig};
 pub fn plan_max_batch(config: TileConfig) -> usize {
     match config {
         TileConfig::M128 => 1024,
-        TileConfig::M128Deep => crate::schedule::M128_DEEP_MAX_BATCH,
+        TileConfig::M128Deep | TileConfig::M128DeepV => crate::schedule::M128_DEEP_MAX_BATCH,
         TileConfig::M64 => 512,
     }
 }

@@ -108,8 +108,9 @@ struct RunArgs {
 #[derive(Args, Debug, Clone)]
 struct KernelArgs {
     /// CUDA: tile configuration, `auto` (chosen per call from the mean
-    /// query and key lengths), `m64`, `m128` or `m128d` (m128 with a 3-deep
-    /// K/V ring; forced for every call).
+    /// query and key lengths), `m64`, `m128`, `m128d` (m128 with a 3-deep
+    /// K/V ring) or `m128dv` (m128 with a 3-deep V ring); forced for every
+    /// call.
     #[arg(long, value_enum, default_value_t = TileArg::Auto)]
     tile: TileArg,
     /// CUDA: when long tiles are split into key-range chunks merged in the
@@ -145,6 +146,8 @@ enum TileArg {
     M128,
     /// m128 with a 3-deep K/V ring and one Q slot.
     M128d,
+    /// m128 with a 3-deep V ring, a 2-deep K ring and two Q slots.
+    M128dv,
 }
 
 /// A whole number of at least `MIN`, with a message that says so (instead of
@@ -194,6 +197,7 @@ impl KernelArgs {
                 TileArg::M64 => Some(TileConfig::M64),
                 TileArg::M128 => Some(TileConfig::M128),
                 TileArg::M128d => Some(TileConfig::M128Deep),
+                TileArg::M128dv => Some(TileConfig::M128DeepV),
             },
             split: self.split,
             attention_cubin,

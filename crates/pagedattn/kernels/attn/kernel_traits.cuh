@@ -24,12 +24,14 @@ enum NamedBarrierId : int {
   kBarSoftmaxVote = 6, // + consumer warpgroup: did every thread's block pass the softmax's fast path
 };
 
-template <int kBlockM_, int kBlockN_, int kStages_, int kCtasPerSm_, int kPlanMaxBatch_, int kQSlots_>
+template <int kBlockM_, int kBlockN_, int kStages_, int kCtasPerSm_, int kPlanMaxBatch_, int kQSlots_,
+          int kStagesV_ = kStages_>
 struct KernelTraits {
   using Element = cutlass::bfloat16_t;
   static constexpr int kBlockM = kBlockM_;       // packed (token, head) rows per tile
   static constexpr int kBlockN = kBlockN_;       // keys per step
-  static constexpr int kStages = kStages_;       // K and V ring depth
+  static constexpr int kStages = kStages_;       // K ring depth
+  static constexpr int kStagesV = kStagesV_;     // V ring depth (V is read a step after K)
   static constexpr int kConsumerWGs = kBlockM / 64;  // one wgmma M=64 slab each
   static constexpr int kProducerThreads = 128;
   static constexpr int kConsumerThreads = kConsumerWGs * 128;
@@ -83,21 +85,21 @@ struct KernelTraits {
   // One Q slot, also the output staging buffer of its unit.
   using SmemLayoutO = decltype(tile_to_shape(SmemLayoutAtom{}, Shape<Int<kBlockM>, Int<kHeadDim>>{}));
   using SmemLayoutK = decltype(tile_to_shape(SmemLayoutAtom{}, Shape<Int<kBlockN>, Int<kHeadDim>, Int<kStages>>{}));
-  using SmemLayoutV = SmemLayoutK;
+  using SmemLayoutV = decltype(tile_to_shape(SmemLayoutAtom{}, Shape<Int<kBlockN>, Int<kHeadDim>, Int<kStagesV>>{}));
   // V seen as (head_dim, keys, stage) for the PV GEMM's B operand.
   using SmemLayoutVt = decltype(composition(
-      SmemLayoutV{}, make_ordered_layout(Shape<Int<kHeadDim>, Int<kBlockN>, Int<kStages>>{}, Step<_2, _1, _3>{})));
+      SmemLayoutV{}, make_ordered_layout(Shape<Int<kHeadDim>, Int<kBlockN>, Int<kStagesV>>{}, Step<_2, _1, _3>{})));
 
   struct SharedStorage {
     alignas(1024) Element q[kQSlots * kBlockM * kHeadDim];
     alignas(1024) Element k[kStages * kBlockN * kHeadDim];
-    alignas(1024) Element v[kStages * kBlockN * kHeadDim];
+    alignas(1024) Element v[kStagesV * kBlockN * kHeadDim];
     alignas(8) uint64_t q_full[kQSlots];   // Q slot loaded and its unit published
     alignas(8) uint64_t q_empty[kQSlots];  // consumers done with the Q slot (and its staging)
     alignas(8) uint64_t k_full[kStages];
     alignas(8) uint64_t k_empty[kStages];
-    alignas(8) uint64_t v_full[kStages];
-    alignas(8) uint64_t v_empty[kStages];
+    alignas(8) uint64_t v_full[kStagesV];
+    alignas(8) uint64_t v_empty[kStagesV];
     WorkUnit unit[kQSlots];  // the unit each Q slot holds, written by the producer
     WorkUnit pending[2];     // decoded by producer warp 0 for the other producer warps
     int merge_last[kConsumerWGs];  // this warpgroup's chunk was the tile's last: it merges

@@ -161,7 +161,8 @@ __device__ __forceinline__ void mainloop(const Params& p, typename T::SharedStor
   // S(it) runs once its GEMM is done.
   for (int it = 1; it < n_steps; ++it) {
     const int n = w.blk_hi - 1 - it;
-    const RingPos<T::kStages> rk(block_iter + it), rv(block_iter + it - 1);
+    const RingPos<T::kStages> rk(block_iter + it);
+    const RingPos<T::kStagesV> rv(block_iter + it - 1);
     mbar_wait(&ss.k_full[rk.stage], rk.phase);
     mbar_wait(&ss.v_full[rv.stage], rv.phase);
     cutlass::arch::fence_view_async_shared();
@@ -208,7 +209,7 @@ __device__ __forceinline__ void mainloop(const Params& p, typename T::SharedStor
     to_bf16();
   }
   if (n_steps > 0) {
-    const RingPos<T::kStages> rv(block_iter + n_steps - 1);
+    const RingPos<T::kStagesV> rv(block_iter + n_steps - 1);
     OnlineSoftmax::rescale(tOrO, corr);
     mbar_wait(&ss.v_full[rv.stage], rv.phase);
     cutlass::arch::fence_view_async_shared();

@@ -49,6 +49,12 @@ pub(crate) fn entry(config: crate::schedule::TileConfig) -> Entry {
             smem_symbol: "paged_prefill_m128d_smem_bytes",
             threads: 384,
         },
+        crate::schedule::TileConfig::M128DeepV => Entry {
+            function: "paged_prefill_m128dv",
+            direct_function: "paged_prefill_m128dv_direct",
+            smem_symbol: "paged_prefill_m128dv_smem_bytes",
+            threads: 384,
+        },
         crate::schedule::TileConfig::M64 => Entry {
             function: "paged_prefill_m64",
             direct_function: "paged_prefill_m64_direct",
