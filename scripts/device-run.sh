@@ -28,8 +28,9 @@ sanitize_one() {
   local tool=$1 label=$2 log="$OUT/$3.log" cubin=$4; shift 4
   step "compute-sanitizer $tool ($label)"
   mapfile -t ca < <(cubin_args "$cubin")
+  local xa=(); read -ra xa <<< "${SAN_EXTRA:-}"  # e.g. SAN_EXTRA="--tile m128dv"
   timeout ${SAN_TIMEOUT:-300} compute-sanitizer --tool "$tool" --error-exitcode 9 \
-    "$D/pagedattn" check --backend cuda --cpu-ref-max-pairs 0 "${ca[@]}" "$@" > "$log" 2>&1
+    "$D/pagedattn" check --backend cuda --cpu-ref-max-pairs 0 "${ca[@]}" "${xa[@]}" "$@" > "$log" 2>&1
   local rc=$?; tail -2 "$log"
   grep -m 12 -E "Race reported|Error:|Hazard|in .*\.cu:" "$log" | cut -c1-220
   summary+=("sanitizer $tool ($label) rc=$rc: $(grep -E 'SUMMARY' "$log" | tail -1)")
