@@ -21,7 +21,9 @@ use crate::problem::GROUP_SIZE;
 #[cfg_attr(feature = "serde", derive(serde::Serialize))]
 pub enum TileConfig {
     /// 128 packed rows x 128-key blocks, two consumer warpgroups, one CTA per
-    /// SM: least K/V traffic per FLOP, for long sequences.
+    /// SM, 2-deep K and V rings and two Q slots (plans up to 1024
+    /// sequences): least K/V traffic per FLOP, for batches of more than
+    /// [`M128_DEEP_MAX_BATCH`] sequences with many keys.
     M128,
     /// `M128` with a 3-deep K/V ring and one Q slot (plans up to 64
     /// sequences): each block's K and V leave two steps before their use
@@ -30,9 +32,8 @@ pub enum TileConfig {
     M128Deep,
     /// `M128` with a 3-deep V ring, a 2-deep K ring and two Q slots (plans up
     /// to 64 sequences): V, read a step after K, keeps the third stage, and
-    /// the next unit's Q loads under the current one. For calls whose units
-    /// are a few thousand keys long (below [`M128_DEEP_V_MAX_KEYS`]), where
-    /// a CTA runs several of them.
+    /// the next unit's Q loads under the current one. For batches of up to
+    /// 64 sequences whose units are shorter than `M128Deep`'s.
     M128DeepV,
     /// 64 packed rows x 64-key blocks, one consumer warpgroup, two CTAs per SM,
     /// persistent (each CTA walks many tiles, loading the next tile's Q and
@@ -88,12 +89,11 @@ impl TileConfig {
     /// throughput: m64's finer tiles fill the SMs its m128 tiles leave idle
     /// up to longer sequences ([`M64_MAX_SINGLE_KV_LEN`]).
     ///
-    /// Among the 128-row configurations, a deep ring for one sequence and for
-    /// batches (up to its plan's 64 sequences) whose tiles see many keys:
-    /// the mean keys per sequence less half the mean queries (a tile's mean
-    /// key range) of at least [`M128_DEEP_MIN_KEYS`]: `M128DeepV` from
-    /// [`M128_DEEP_V_MIN_KEYS`] to below [`M128_DEEP_V_MAX_KEYS`] of them,
-    /// `M128Deep` otherwise.
+    /// Among the 128-row configurations, from a tile's mean key range (the
+    /// mean keys per sequence less half the mean queries): `M128Deep` from
+    /// [`M128_DEEP_MIN_KEYS`] up and for one sequence below
+    /// [`SINGLE_M128_DEEP_V_MIN_KEYS`], else `M128DeepV`; `M128` for
+    /// batches larger than the deep rings' plans ([`M128_DEEP_MAX_BATCH`]).
     pub fn choose(total_q: usize, num_kv_indices: usize, batch: usize) -> TileConfig {
         if batch == 0 {
             return TileConfig::M64;
@@ -106,14 +106,14 @@ impl TileConfig {
         };
         if mean_kv >= m128_from && mean_q >= M128_MIN_MEAN_Q_LEN {
             let tile_keys = mean_kv.saturating_sub(mean_q / 2);
-            let deep =
-                batch == 1 || (batch <= M128_DEEP_MAX_BATCH && tile_keys >= M128_DEEP_MIN_KEYS);
-            if deep && (M128_DEEP_V_MIN_KEYS..M128_DEEP_V_MAX_KEYS).contains(&tile_keys) {
-                TileConfig::M128DeepV
-            } else if deep {
+            if batch > M128_DEEP_MAX_BATCH {
+                TileConfig::M128
+            } else if tile_keys >= M128_DEEP_MIN_KEYS
+                || (batch == 1 && tile_keys < SINGLE_M128_DEEP_V_MIN_KEYS)
+            {
                 TileConfig::M128Deep
             } else {
-                TileConfig::M128
+                TileConfig::M128DeepV
             }
         } else {
             TileConfig::M64
@@ -231,30 +231,19 @@ pub const M64_MAX_SINGLE_KV_LEN: usize = 512;
 pub const M128_MIN_MEAN_Q_LEN: usize = 16;
 
 /// A tile's mean key range from which [`TileConfig::choose`] picks
-/// `M128Deep` over `M128` for a batch. Both forced on every seed, scale,
-/// shapes and prefix row on the H200 (eighth session, call 8, two rounds):
-/// `M128Deep` faster on every cached prefix (4-16%; 896 keys per tile and
-/// up), on the long sequences (5-7%), seed11 and seed15 (2.5%: 654 and 966
-/// keys) and one sequence of 559 keys (2.7%, its tiles one per CTA);
-/// `M128` faster on batches of short tiles: seed13 (304 keys, 6.5%), seed19
-/// (343, 2.3%), seed10 (164, 1.1%), 64 x 512 and 16 x 512 (256, 7.8%).
-pub const M128_DEEP_MIN_KEYS: usize = 640;
+/// `M128Deep` over `M128DeepV`: from 3840 keys per tile (one sequence of
+/// 8192 to 32768, cached prefixes of 4096 to 16384 keys) `M128Deep` was
+/// 1-3% faster, at 2048 keys and below `M128DeepV` 2-6% (thirteenth
+/// session, call 5).
+pub const M128_DEEP_MIN_KEYS: usize = 3072;
 
-/// A tile's mean key range from which [`TileConfig::choose`] picks
-/// `M128DeepV` over `M128Deep` (up to [`M128_DEEP_V_MAX_KEYS`]). Both timed
-/// on every seed, scale, shapes and prefix row on the H200 (thirteenth
-/// session, call 5, two rounds): `M128DeepV` 4-6% faster from 512 to 1024
-/// keys per tile (scale_single_1024 and 2048, seed11, seed15, 2048 tokens
-/// in any page order, cached prefixes of 1024 keys) and 2% at 1920-2048
-/// (scale_single_4096, cached prefixes of 2048 keys); within 1% below, where
-/// a CTA runs one unit (one sequence of 559 tokens: 280 keys per tile).
-pub const M128_DEEP_V_MIN_KEYS: usize = 512;
-
-/// A tile's mean key range from which [`TileConfig::choose`] goes back to
-/// `M128Deep`: from 3840 keys per tile (one sequence of 8192 to 32768,
-/// cached prefixes of 4096 to 16384 keys) `M128Deep` was 1-3% faster
-/// (thirteenth session, call 5).
-pub const M128_DEEP_V_MAX_KEYS: usize = 3072;
+/// A tile's mean key range below which [`TileConfig::choose`] keeps one
+/// sequence on `M128Deep`: with one unit per CTA the second Q slot has
+/// nothing to load, and one sequence of 559 tokens (280 keys per tile) was
+/// 1.5% faster there. From 512 keys per tile `M128DeepV` was 4-6% faster
+/// (scale_single_1024 and 2048, seed11, seed15; fourteenth session,
+/// call 1).
+pub const SINGLE_M128_DEEP_V_MIN_KEYS: usize = 512;
 
 /// Largest batch `M128Deep` and `M128DeepV` take: their plan holds 64
 /// sequences (the shared memory of the third ring stage),
@@ -284,10 +273,10 @@ mod tests {
         let kv = [0, 500, 510, 510, 1010];
         let d = Dims::new(1000, 3000, 4, 1010);
         let plan = HostPlan::new(&d, &qo, &kv, None).unwrap();
-        assert_eq!(plan.config, TileConfig::M128);
+        assert_eq!(plan.config, TileConfig::M128DeepV);
         // total_q / batch alone would say 250: m64.
         assert_eq!(TileConfig::choose(1000, 1010, 4), TileConfig::M64);
-        assert_eq!(TileConfig::choose(1000, 1010, 2), TileConfig::M128);
+        assert_eq!(TileConfig::choose(1000, 1010, 2), TileConfig::M128DeepV);
         // More queries than keys: the tiles see few keys, m64.
         assert_eq!(TileConfig::choose(4800, 1678, 8), TileConfig::M64);
         // A cached prefix: few queries over many keys, m128 (tiles of 4032
@@ -303,14 +292,16 @@ mod tests {
         assert_eq!(TileConfig::choose(448, 448, 1), TileConfig::M64);
         assert_eq!(TileConfig::choose(559, 559, 1), TileConfig::M128Deep);
         assert_eq!(TileConfig::choose(64, 16384, 1), TileConfig::M128Deep);
-        // Batches: short tiles (a tile's mean keys 160, 279) keep m128.
-        assert_eq!(TileConfig::choose(640, 640, 2), TileConfig::M128);
-        assert_eq!(TileConfig::choose(1118, 1118, 2), TileConfig::M128);
+        // Batches of up to 64: short tiles (a tile's mean keys 160, 279)
+        // take the V-deep ring too; more sequences, m128.
+        assert_eq!(TileConfig::choose(640, 640, 2), TileConfig::M128DeepV);
+        assert_eq!(TileConfig::choose(1118, 1118, 2), TileConfig::M128DeepV);
+        assert_eq!(TileConfig::choose(65 * 512, 65 * 512, 65), TileConfig::M128);
         assert_eq!(
             TileConfig::choose(2 * 1307, 2 * 1307, 2),
             TileConfig::M128DeepV
         );
-        // Tiles of 512 to 3071 keys: the V-deep ring with two Q slots.
+        // One sequence with tiles of 512 to 3071 keys: the V-deep ring.
         assert_eq!(TileConfig::choose(1024, 1024, 1), TileConfig::M128DeepV);
         assert_eq!(TileConfig::choose(4096, 4096, 1), TileConfig::M128DeepV);
         assert_eq!(TileConfig::choose(6142, 6142, 1), TileConfig::M128DeepV);
