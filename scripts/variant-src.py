@@ -188,9 +188,9 @@ EDITS = {
          "    release(&ss.k_empty[rk.stage]);\n    softmax_block(w.blk_hi - 1);\n    to_bf16();",
          "    release(&ss.k_empty[rk.stage]);\n    softmax_block(w.blk_hi - 1);\n    to_bf16();\n"
          "    if (ct == 0) { const long long c = uc_clock(); UC_ADD(2, c - uca); uca = c; }"),
-        ("attn/mainloop.cuh", "  if (n_steps > 0) {\n    const RingPos<T::kStages> rv(block_iter + n_steps - 1);",
+        ("attn/mainloop.cuh", "  if (n_steps > 0) {\n    const RingPos<T::kStagesV> rv(block_iter + n_steps - 1);",
          "  if (ct == 0) { const long long c = uc_clock(); UC_ADD(3, c - uca); uca = c; }\n"
-         "  if (n_steps > 0) {\n    const RingPos<T::kStages> rv(block_iter + n_steps - 1);"),
+         "  if (n_steps > 0) {\n    const RingPos<T::kStagesV> rv(block_iter + n_steps - 1);"),
         ("attn/mainloop.cuh", "  softmax.finalize(tOrO, lse);",
          "  softmax.finalize(tOrO, lse);\n  if (ct == 0) UC_ADD(4, uc_clock() - uca);"),
         # producer thread 0: decode and hand-over, Q-slot wait, ring waits, page-id use
@@ -208,8 +208,8 @@ EDITS = {
          "    long long ucr = threadIdx.x == 0 ? uc_clock() : 0;\n"
          "    loader.check_ids(p, w, n, pid);\n"
          "    if (threadIdx.x == 0) { const long long c = uc_clock(); UC_ADD(15, c - ucr); ucr = c; }"),
-        ("attention.cu", "    loader.load_kv(p.v_cache, w.kv_head, pid, sv + rp.stage * kStageBytes, &ss.v_full[rp.stage]);",
-         "    loader.load_kv(p.v_cache, w.kv_head, pid, sv + rp.stage * kStageBytes, &ss.v_full[rp.stage]);\n"
+        ("attention.cu", "    loader.load_kv(p.v_cache, w.kv_head, pid, sv + rpv.stage * kStageBytes, &ss.v_full[rpv.stage]);",
+         "    loader.load_kv(p.v_cache, w.kv_head, pid, sv + rpv.stage * kStageBytes, &ss.v_full[rpv.stage]);\n"
          "    if (threadIdx.x == 0) UC_ADD(10, uc_clock() - ucr);"),
         # the CTA's first unit, from its entry: consumers' wait for its Q (16), Q there (17), first K
         # there (18); producer's first unit decoded (22), its Q issued (23)

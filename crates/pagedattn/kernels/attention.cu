@@ -304,7 +304,8 @@ __device__ __forceinline__ void attention(const Params& p) {
 
 // Four configurations (the host picks one per call, src/schedule.rs):
 //  m128:  128 rows, two consumer warpgroups (ping-pong), 128-key blocks, one
-//         CTA per SM: least K/V traffic per FLOP, for long sequences;
+//         CTA per SM, plans of up to 1024 sequences: least K/V traffic per
+//         FLOP, for batches of more than 64 sequences with many keys;
 //  m128d: m128 with a 3-deep K/V ring and one Q slot (the shared memory of
 //         the second slot and of plans above 64 sequences buys the third
 //         stage): with 2 stages a block's K and V leave one step before
@@ -316,10 +317,11 @@ __device__ __forceinline__ void attention(const Params& p) {
 //  m128dv: m128d's third stage for V only, the K stage's shared memory
 //         buying back the second Q slot: V is read a step after K, so its
 //         ring is the one the third stage feeds; the second slot loads the
-//         next unit's Q under this one. For calls whose units are a few
-//         thousand keys long (measured on the H200: 4-6% faster than m128d
-//         where a CTA runs 2-3 units of 8-16 blocks; 1.6% slower on one
-//         sequence of 16384 and 2-3% on the longest cached prefixes);
+//         next unit's Q under this one. For the other calls of up to 64
+//         sequences (measured on the H200: 4-6% faster than m128d where a
+//         CTA runs 2-3 units of 8-16 blocks, 1.6% slower on one sequence of
+//         16384 and 2-3% on the longest cached prefixes; 3.5-4.4% faster
+//         than m128 on batches of short tiles);
 //  m64:   64 rows, one consumer warpgroup, 64-key blocks, two CTAs per SM:
 //         finer units for batches of short sequences.
 using TraitsM128 = KernelTraits</*kBlockM=*/128, /*kBlockN=*/128, /*kStages=*/2, /*kCtasPerSm=*/1,
