@@ -16,13 +16,13 @@ import argparse
 import json
 import os
 import random
-import statistics
 
 os.environ.setdefault("PYTORCH_NO_CUDA_MEMORY_CACHING", "1")
 
 import torch  # noqa: E402
 
 import pagedattn  # noqa: E402
+from dense_anchor import timed  # noqa: E402  (the same flush-and-events timing)
 
 DEV = torch.device("cuda", 0)
 
@@ -58,30 +58,13 @@ def main():
             idx = torch.tensor(w["kv_indices"], dtype=torch.int32, device=DEV)
             out = torch.empty(tq, 24, 128, dtype=torch.bfloat16, device=DEV)
             lse = torch.empty(tq, 24, dtype=torch.float32, device=DEV)
-            call = pagedattn.bind(q, k, v, qo, kv, idx, w["sm_scale"], out, lse) if hasattr(pagedattn, "bind") else None
+            fn = pagedattn.bind(q, k, v, qo, kv, idx, w["sm_scale"], out, lse)
 
-            def fn():
-                if call is not None:
-                    call()
-                else:
-                    pagedattn.run(q, k, v, qo, kv, idx, w["sm_scale"], out, lse)
-
-            start = [torch.cuda.Event(enable_timing=True) for _ in range(a.reps)]
-            end = [torch.cuda.Event(enable_timing=True) for _ in range(a.reps)]
-            for _ in range(3):
-                scratch.fill_(1)
-                fn()
-            for r in range(a.reps):
-                scratch.fill_(1)
-                start[r].record()
-                fn()
-                end[r].record()
-            torch.cuda.synchronize()
-            us = statistics.median(s.elapsed_time(e) * 1e3 for s, e in zip(start, end))
+            us = timed(fn, a.reps, lambda: scratch.fill_(1))
             p = k.data_ptr()
             print(f"| {name} | {i} | {pads[-1].numel() / 2**20:.1f} | {p % (1 << 21)} | {p >> 21} | {us:.1f} |",
                   flush=True)
-            del q, k, v, qo, kv, idx, out, lse, call
+            del q, k, v, qo, kv, idx, out, lse, fn
 
 
 if __name__ == "__main__":

@@ -334,27 +334,19 @@ mod tests {
         let short =
             HostPlan::new(&Dims::new(20, 40, 2, 20), &[0, 10, 20], &[0, 10, 20], None).unwrap();
         assert_eq!(short.config, TileConfig::M64);
-        // One long sequence among empty ones: the deep ring only while its
+        // One long sequence among empty ones: a deep ring only while its
         // plan holds the call's sequences.
-        let lone = |batch: usize| {
+        let lone = |batch: usize, kv_len: i32| {
             let qo: Vec<i32> = (0..=batch).map(|b| if b == 0 { 0 } else { 128 }).collect();
             let kv: Vec<i32> = (0..=batch)
-                .map(|b| if b == 0 { 0 } else { 16384 })
+                .map(|b| if b == 0 { 0 } else { kv_len })
                 .collect();
-            HostPlan::new(&Dims::new(128, 16384, batch, 16384), &qo, &kv, None)
-                .unwrap()
-                .config
+            let dims = Dims::new(128, kv_len as usize, batch, kv_len as usize);
+            HostPlan::new(&dims, &qo, &kv, None).unwrap().config
         };
-        assert_eq!(lone(64), TileConfig::M128Deep);
-        assert_eq!(lone(65), TileConfig::M128);
-        let lone_v = HostPlan::new(
-            &Dims::new(128, 2048, 65, 2048),
-            &[[0].as_slice(), &[128; 65]].concat(),
-            &[[0].as_slice(), &[2048; 65]].concat(),
-            None,
-        )
-        .unwrap();
-        assert_eq!(lone_v.config, TileConfig::M128);
+        assert_eq!(lone(64, 16384), TileConfig::M128Deep);
+        assert_eq!(lone(65, 16384), TileConfig::M128);
+        assert_eq!(lone(65, 2048), TileConfig::M128);
         // Bad contents are typed errors, page ids included when given.
         let bad = HostPlan::new(&d, &[0, 500, 400, 400, 1000], &kv, None);
         assert!(
