@@ -9,6 +9,17 @@ variant (the shipped sources carry no experiment switches), for
 NAME (the variants behind BENCHMARKS.md "Bounds, measured"):
   nogather   keys read as contiguous rows (page id = key index mod num_pages),
              no page-id loads: what the gather costs (outputs wrong: --no-check)
+  nol2       K/V rows zero-filled in shared memory instead of read (the
+             cp.async with a source size of 0; page ids still loaded): what
+             moving K/V from the L2 costs, in time and in power (outputs
+             wrong: --no-check)
+  nol2half   the K/V rows of odd page ids zero-filled instead of read:
+             about half the L2 bytes (outputs wrong: --no-check)
+  stalekv    K/V rows read only in a CTA's first 8 block steps; later steps
+             reuse what the ring holds (real values, so the tensor cores see
+             data like the shipped kernel's, unlike nol2's zeros): what the
+             K/V bytes' movement costs (outputs wrong: --no-check)
+  halfkv     stalekv for every other block step: half the K/V bytes
   nomask     no causal mask on the diagonal blocks (outputs wrong)
   norescale  no rescale of O by the running max (outputs wrong)
   nomerge    the last chunk of a split tile writes its own partial output
@@ -98,12 +109,35 @@ UNITCOST_START = r'''  const long long uc_t0 = uc_clock();
   init_barriers<T>(ss);'''
 
 # variant -> [(file, old, new)]
+K_LOAD = "    loader.load_kv(p.k_cache, w.kv_head, pid, sk + rp.stage * kStageBytes, &ss.k_full[rp.stage]);"
+V_LOAD = "    loader.load_kv(p.v_cache, w.kv_head, pid, sv + rpv.stage * kStageBytes, &ss.v_full[rpv.stage]);"
+
+
+def stale_kv(cond):
+    """The producer's K and V copies only where `cond` holds; elsewhere it
+    arrives on the stage's barrier with nothing copied."""
+    return [("attention.cu", K_LOAD, f"    if ({cond}) {K_LOAD.strip()}\n"
+             "    else cutlass::arch::cpasync_barrier_arrive_noinc(&ss.k_full[rp.stage]);  // diagnostic"),
+            ("attention.cu", V_LOAD, f"    if ({cond}) {V_LOAD.strip()}\n"
+             "    else cutlass::arch::cpasync_barrier_arrive_noinc(&ss.v_full[rpv.stage]);  // diagnostic")]
+
+
 EDITS = {
     "nogather": [
         ("attn/load_pipeline.cuh",
          "pid[i] = j < w.kv_len ? __ldg(p.kv_indices + (long long)w.kv_start + j) : 0;",
          "pid[i] = j < w.kv_len ? (int)((w.kv_start + j) % p.num_pages) : 0;  // diagnostic: contiguous rows"),
     ],
+    "nol2": [
+        ("attn/load_pipeline.cuh", "      const bool valid = pid[i] >= 0;",
+         "      const bool valid = pid[i] < -1;  // diagnostic: never (ids are -1 or in range): zero rows, nothing read"),
+    ],
+    "nol2half": [
+        ("attn/load_pipeline.cuh", "      const bool valid = pid[i] >= 0;",
+         "      const bool valid = pid[i] >= 0 && (pid[i] & 1) == 0;  // diagnostic: the rows of even pages read"),
+    ],
+    "stalekv": stale_kv("block_iter + it < 8"),
+    "halfkv": stale_kv("block_iter + it < 8 || (it & 1) == 0"),
     "nomask": [
         ("attn/mainloop.cuh", "    if (n >= e.n_unmasked) {", "    if (false) {  // diagnostic: no mask"),
     ],

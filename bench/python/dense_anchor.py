@@ -9,7 +9,7 @@ events; median of --reps calls after warm-up. TFLOP/s on causal FLOPs as our
 bench counts them: 4 * 128 * 24 * visible query-key pairs (N (N + 1) / 2 per
 sequence). The matmul peak (an 8192^3 bf16 matmul) is measured in the same run.
 Writes dense_anchor.json under $OUT.
-  python3 bench/python/dense_anchor.py [--reps 30] [--rows 8192,16384,32768,16x2048]"""
+  python3 bench/python/dense_anchor.py [--reps 30] [--rows 8192,16384,32768,16x2048] [--backends cudnn,flash]"""
 import argparse
 import json
 import os
@@ -44,6 +44,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--reps", type=int, default=30)
     ap.add_argument("--rows", default="8192,16384,32768,16x2048")
+    ap.add_argument("--backends", default="cudnn,flash", help="SDPA backends to time, of cudnn,flash")
     args = ap.parse_args()
     l2 = torch.cuda.get_device_properties(0).L2_cache_size
     scratch = torch.empty(2 * l2, dtype=torch.uint8, device=DEV)
@@ -70,7 +71,9 @@ def main():
         v = v.repeat_interleave(H_Q // H_KV, dim=1).contiguous()
         flops = 4.0 * D * H_Q * batch * n * (n + 1) / 2
         name = f"scale_single_{n}" if batch == 1 else f"scale_batch{batch}x{n}"
-        for label, backend in (("cudnn", SDPBackend.CUDNN_ATTENTION), ("flash", SDPBackend.FLASH_ATTENTION)):
+        backends = {"cudnn": SDPBackend.CUDNN_ATTENTION, "flash": SDPBackend.FLASH_ATTENTION}
+        for label in args.backends.split(","):
+            backend = backends[label]
             try:
                 with sdpa_kernel(backend):
                     us = timed(lambda: F.scaled_dot_product_attention(q, k, v, is_causal=True), args.reps, flush)
