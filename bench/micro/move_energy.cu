@@ -25,12 +25,12 @@
 //   ./move_energy MODE [SECONDS=4] [DELAY_NS=0]   # on the H200
 #include <cuda_runtime.h>
 
+#include "micro.cuh"
+
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <random>
-#include <vector>
 
 namespace {
 
@@ -42,33 +42,8 @@ constexpr int kHeads = 4;
 constexpr int kThreads = 128;
 constexpr int kBlocksPerLaunch = 20000;
 
-#define CHECK(x)                                                                              \
-  do {                                                                                        \
-    cudaError_t e = (x);                                                                      \
-    if (e != cudaSuccess) {                                                                   \
-      std::fprintf(stderr, "%s:%d %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e)); \
-      std::exit(1);                                                                           \
-    }                                                                                         \
-  } while (0)
+using namespace micro;
 
-__device__ __forceinline__ uint32_t smem_u32(const void* p) {
-  return static_cast<uint32_t>(__cvta_generic_to_shared(p));
-}
-__device__ __forceinline__ void mbar_init(uint64_t* b, int count) {
-  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(smem_u32(b)), "r"(count));
-}
-__device__ __forceinline__ void mbar_wait(uint64_t* b, int phase) {
-  asm volatile(
-      "{\n\t.reg .pred p;\n\tLAB_WAIT:\n\t"
-      "mbarrier.try_wait.parity.shared::cta.b64 p, [%0], %1;\n\t"
-      "@p bra.uni DONE;\n\tbra.uni LAB_WAIT;\n\tDONE:\n\t}" ::"r"(smem_u32(b)),
-      "r"(phase));
-}
-__device__ __forceinline__ void mbar_arrive_expect_tx(uint64_t* b, int bytes) {
-  asm volatile("{\n\t.reg .b64 st;\n\tmbarrier.arrive.expect_tx.shared::cta.b64 st, [%0], %1;\n\t}" ::"r"(
-                   smem_u32(b)),
-               "r"(bytes));
-}
 // Arrives on the mbarrier at the same offset in CTA `rank` of the cluster.
 __device__ __forceinline__ void mbar_arrive_remote(uint64_t* b, uint32_t rank) {
   asm volatile(
@@ -222,16 +197,10 @@ int main(int argc, char** argv) {
   CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
   const int grid = sms / 2 * 2;
   const long long pages = 16384;  // 16 MB of K: stays in the L2
-  uint16_t* cache;
-  CHECK(cudaMalloc(&cache, pages * kHeads * kRowBytes));
-  CHECK(cudaMemset(cache, 1, pages * kHeads * kRowBytes));
-  const int num_ids = 1 << 20;
-  std::vector<int> h(num_ids);
-  std::mt19937 rng(1);
-  for (auto& x : h) x = static_cast<int>(rng() % pages);
-  int* ids;
-  CHECK(cudaMalloc(&ids, num_ids * sizeof(int)));
-  CHECK(cudaMemcpy(ids, h.data(), num_ids * sizeof(int), cudaMemcpyHostToDevice));
+  const PagedCache pc = make_paged_cache(pages, kHeads, kRowBytes);
+  const uint16_t* cache = pc.cache;
+  const int* ids = pc.ids;
+  const int num_ids = pc.num_ids;
   const int ring_bytes = kStages * kStageBytes;
   CHECK(cudaFuncSetAttribute(gather<false>, cudaFuncAttributeMaxDynamicSharedMemorySize, ring_bytes));
   CHECK(cudaFuncSetAttribute(gather<true>, cudaFuncAttributeMaxDynamicSharedMemorySize, ring_bytes));

@@ -15,10 +15,10 @@
 #include <cudaTypedefs.h>
 #include <cuda_runtime.h>
 
+#include "micro.cuh"
+
 #include <cstdio>
 #include <cstdlib>
-#include <random>
-#include <vector>
 
 namespace {
 
@@ -29,36 +29,7 @@ constexpr int kStages = 3;
 constexpr int kHeads = 4;
 constexpr int kProducerThreads = 128;
 
-#define CHECK(x)                                                                              \
-  do {                                                                                        \
-    cudaError_t e = (x);                                                                      \
-    if (e != cudaSuccess) {                                                                   \
-      std::fprintf(stderr, "%s:%d %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e)); \
-      std::exit(1);                                                                           \
-    }                                                                                         \
-  } while (0)
-
-__device__ __forceinline__ uint32_t smem_u32(const void* p) {
-  return static_cast<uint32_t>(__cvta_generic_to_shared(p));
-}
-__device__ __forceinline__ void mbar_init(uint64_t* b, int count) {
-  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(smem_u32(b)), "r"(count));
-}
-__device__ __forceinline__ void mbar_wait(uint64_t* b, int phase) {
-  asm volatile(
-      "{\n\t.reg .pred p;\n\tLAB_WAIT:\n\t"
-      "mbarrier.try_wait.parity.shared::cta.b64 p, [%0], %1;\n\t"
-      "@p bra.uni DONE;\n\tbra.uni LAB_WAIT;\n\tDONE:\n\t}" ::"r"(smem_u32(b)),
-      "r"(phase));
-}
-__device__ __forceinline__ void mbar_arrive(uint64_t* b) {
-  asm volatile("{\n\t.reg .b64 st;\n\tmbarrier.arrive.shared::cta.b64 st, [%0];\n\t}" ::"r"(smem_u32(b)));
-}
-__device__ __forceinline__ void mbar_arrive_expect_tx(uint64_t* b, int bytes) {
-  asm volatile("{\n\t.reg .b64 st;\n\tmbarrier.arrive.expect_tx.shared::cta.b64 st, [%0], %1;\n\t}" ::"r"(
-                   smem_u32(b)),
-               "r"(bytes));
-}
+using namespace micro;
 
 // Byte offset of 16-byte chunk `chunk` (0..15) of row `row` in the stage:
 // two 64-column halves of kRows x 128 bytes, chunk index XOR row % 8.
@@ -147,16 +118,10 @@ int main(int argc, char** argv) {
   CHECK(cudaFuncSetAttribute(gather<true>, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
   std::printf("| cache | pages | method | GB/s | us per block per SM |\n|---|---:|---|---:|---:|\n");
   for (long long pages : {16384LL, 1LL << 20}) {  // 16 MB (fits the L2) and 1 GB of K
-    uint16_t* cache;
-    CHECK(cudaMalloc(&cache, pages * kHeads * kRowBytes));
-    CHECK(cudaMemset(cache, 1, pages * kHeads * kRowBytes));
-    const int num_ids = 1 << 20;
-    std::vector<int> h(num_ids);
-    std::mt19937 rng(1);
-    for (auto& x : h) x = static_cast<int>(rng() % pages);
-    int* ids;
-    CHECK(cudaMalloc(&ids, num_ids * sizeof(int)));
-    CHECK(cudaMemcpy(ids, h.data(), num_ids * sizeof(int), cudaMemcpyHostToDevice));
+    const PagedCache pc = make_paged_cache(pages, kHeads, kRowBytes);
+    uint16_t* cache = pc.cache;
+    int* ids = pc.ids;
+    const int num_ids = pc.num_ids;
     CUtensorMap map;
     const cuuint64_t dims[2] = {128, static_cast<cuuint64_t>(pages * kHeads)};
     const cuuint64_t strides[1] = {kRowBytes};
