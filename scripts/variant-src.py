@@ -10,9 +10,10 @@ NAME (the variants behind BENCHMARKS.md "Bounds, measured"):
   nogather   keys read as contiguous rows (page id = key index mod num_pages),
              no page-id loads: what the gather costs (outputs wrong: --no-check)
   nol2       K/V rows zero-filled in shared memory instead of read (the
-             cp.async with a source size of 0; page ids still loaded): what
-             moving K/V from the L2 costs, in time and in power (outputs
-             wrong: --no-check)
+             cp.async with a source size of 0; page ids still loaded). The
+             GEMMs then multiply zeros, which also takes away most of their
+             data-dependent power: for the bytes' share alone use stalekv
+             (outputs wrong: --no-check)
   nol2half   the K/V rows of odd page ids zero-filled instead of read:
              about half the L2 bytes (outputs wrong: --no-check)
   stalekv    K/V rows read only in a CTA's first 8 block steps; later steps
@@ -108,7 +109,6 @@ UNITCOST_START = r'''  const long long uc_t0 = uc_clock();
   if (threadIdx.x == 0) uc_t0_ref() = uc_t0;
   init_barriers<T>(ss);'''
 
-# variant -> [(file, old, new)]
 K_LOAD = "    loader.load_kv(p.k_cache, w.kv_head, pid, sk + rp.stage * kStageBytes, &ss.k_full[rp.stage]);"
 V_LOAD = "    loader.load_kv(p.v_cache, w.kv_head, pid, sv + rpv.stage * kStageBytes, &ss.v_full[rpv.stage]);"
 
@@ -122,6 +122,7 @@ def stale_kv(cond):
              "    else cutlass::arch::cpasync_barrier_arrive_noinc(&ss.v_full[rpv.stage]);  // diagnostic")]
 
 
+# variant -> [(file, old, new)]
 EDITS = {
     "nogather": [
         ("attn/load_pipeline.cuh",

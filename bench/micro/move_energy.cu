@@ -1,7 +1,7 @@
 // Microbenchmark: what moving bytes into shared memory costs in power, by
 // path, to weigh designs that cut the attention kernels' L2 reads (the long
-// rows run at the H200's 700 W cap, and without their K/V reads the same
-// kernel draws 365 W: BENCHMARKS.md, "Fifteenth session").
+// rows run at the H200's 700 W cap, and moving their K/V from the L2 is ~15%
+// of a call's energy: BENCHMARKS.md, "Fifteenth session").
 // One CTA per SM (pairs of CTAs in a cluster for `dsmem`), a 4-deep ring of
 // 32 KB stages, no math:
 //   gather  128 threads, 16-byte cp.async of 256-byte rows at random page ids
