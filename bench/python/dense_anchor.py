@@ -23,6 +23,7 @@ from torch.nn.attention import SDPBackend, sdpa_kernel
 
 DEV = torch.device("cuda", 0)
 H_Q, H_KV, D = 24, 4, 128
+BACKENDS = {"cudnn": SDPBackend.CUDNN_ATTENTION, "flash": SDPBackend.FLASH_ATTENTION}
 
 
 def timed(fn, reps, flush):
@@ -46,6 +47,9 @@ def main():
     ap.add_argument("--rows", default="8192,16384,32768,16x2048")
     ap.add_argument("--backends", default="cudnn,flash", help="SDPA backends to time, of cudnn,flash")
     args = ap.parse_args()
+    labels = args.backends.split(",")
+    if unknown := [b for b in labels if b not in BACKENDS]:
+        ap.error(f"unknown backend(s) {','.join(unknown)}: choose from {','.join(BACKENDS)}")
     l2 = torch.cuda.get_device_properties(0).L2_cache_size
     scratch = torch.empty(2 * l2, dtype=torch.uint8, device=DEV)
 
@@ -71,9 +75,8 @@ def main():
         v = v.repeat_interleave(H_Q // H_KV, dim=1).contiguous()
         flops = 4.0 * D * H_Q * batch * n * (n + 1) / 2
         name = f"scale_single_{n}" if batch == 1 else f"scale_batch{batch}x{n}"
-        backends = {"cudnn": SDPBackend.CUDNN_ATTENTION, "flash": SDPBackend.FLASH_ATTENTION}
-        for label in args.backends.split(","):
-            backend = backends[label]
+        for label in labels:
+            backend = BACKENDS[label]
             try:
                 with sdpa_kernel(backend):
                     us = timed(lambda: F.scaled_dot_product_attention(q, k, v, is_causal=True), args.reps, flush)
