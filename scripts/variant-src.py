@@ -173,8 +173,8 @@ EDITS = {
         ("attention.cu", "    mbar_wait(&ss.q_full[slot], qphase);\n    const WorkUnit w = ss.unit[slot];",
          "    if (threadIdx.x == T::kProducerThreads) TL(4);\n    mbar_wait(&ss.q_full[slot], qphase);\n"
          "    if (threadIdx.x == T::kProducerThreads) TL(5);\n    const WorkUnit w = ss.unit[slot];"),
-        ("attention.cu", "  mainloop<T>(p, ss, w, slot, block_iter, tOrO, lse);",
-         "  mainloop<T>(p, ss, w, slot, block_iter, tOrO, lse);\n  if (ct == 0) TL(9);"),
+        ("attention.cu", "  mainloop<T, kAlternateWaves<T, kDirect>>(p, ss, w, slot, block_iter, tOrO, lse);",
+         "  mainloop<T, kAlternateWaves<T, kDirect>>(p, ss, w, slot, block_iter, tOrO, lse);\n  if (ct == 0) TL(9);"),
         ("attention.cu", "  store_output<T, kProducerCopiesOut<T, kDirect>>(p, wo, m0, cw, cto, tOrO, tOcO, lse, s_stage);",
          "  store_output<T, kProducerCopiesOut<T, kDirect>>(p, wo, m0, cw, cto, tOrO, tOcO, lse, s_stage);\n  if (ct == 0) TL(10);"),
         ("attention.cu", "    consumer<T, kDirect>(p, ss);\n  }\n}", TIMELINE_EXIT),
@@ -184,8 +184,8 @@ EDITS = {
          "    mbar_wait(&ss.k_full[rk.stage], rk.phase);\n    if (ct == 0) TL(6);\n"
          "    cutlass::arch::fence_view_async_shared();  // cp.async writes -> wgmma (async proxy) reads"),
         ("attn/mainloop.cuh",
-         "    release(&ss.k_empty[rk.stage]);\n    softmax_block(w.blk_hi - 1);\n    to_bf16();",
-         "    if (ct == 0) TL(7);\n    release(&ss.k_empty[rk.stage]);\n    softmax_block(w.blk_hi - 1);\n"
+         "    release(&ss.k_empty[rk.stage]);\n    softmax_block(kAlt ? alternating_block(w, 0) : w.blk_hi - 1);\n    to_bf16();",
+         "    if (ct == 0) TL(7);\n    release(&ss.k_empty[rk.stage]);\n    softmax_block(kAlt ? alternating_block(w, 0) : w.blk_hi - 1);\n"
          "    to_bf16();\n    if (ct == 0) TL(8);"),
     ],
     "novote": [
@@ -220,8 +220,8 @@ EDITS = {
          "    if (ct == 0) { const long long c = uc_clock(); UC_ADD(1, c - uca); uca = c; }\n"
          "    cutlass::arch::fence_view_async_shared();  // cp.async writes -> wgmma (async proxy) reads"),
         ("attn/mainloop.cuh",
-         "    release(&ss.k_empty[rk.stage]);\n    softmax_block(w.blk_hi - 1);\n    to_bf16();",
-         "    release(&ss.k_empty[rk.stage]);\n    softmax_block(w.blk_hi - 1);\n    to_bf16();\n"
+         "    release(&ss.k_empty[rk.stage]);\n    softmax_block(kAlt ? alternating_block(w, 0) : w.blk_hi - 1);\n    to_bf16();",
+         "    release(&ss.k_empty[rk.stage]);\n    softmax_block(kAlt ? alternating_block(w, 0) : w.blk_hi - 1);\n    to_bf16();\n"
          "    if (ct == 0) { const long long c = uc_clock(); UC_ADD(2, c - uca); uca = c; }"),
         ("attn/mainloop.cuh", "  if (n_steps > 0) {\n    const RingPos<T::kStagesV> rv(block_iter + n_steps - 1);",
          "  if (ct == 0) { const long long c = uc_clock(); UC_ADD(3, c - uca); uca = c; }\n"

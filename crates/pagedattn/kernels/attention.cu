@@ -74,7 +74,13 @@ __device__ __forceinline__ void init_barriers(typename T::SharedStorage& ss) {
 // unit only shortly before it is free, so units stay with whichever CTA frees
 // up first (dynamic balance; claiming two 64-key blocks earlier was measured
 // slower).
-template <class T>
+// Units walk their blocks down, or up in every other wave
+// (alternating_block): the persistent one-slot kernel (m128d), which the long
+// rows take.
+template <class T, bool kDirect>
+constexpr bool kAlternateWaves = T::kQSlots == 1 && !kDirect;
+
+template <class T, bool kAlt>
 __device__ __forceinline__ void produce_unit(const Params& p, typename T::SharedStorage& ss,
                                              const GatherLoader<T>& loader, const WorkUnit& w, int slot,
                                              int block_iter, bool claim, int& raw_ticket) {
@@ -98,13 +104,13 @@ __device__ __forceinline__ void produce_unit(const Params& p, typename T::Shared
     return;
   }
   int pid[kIds], pid_next[kIds] = {};
-  loader.load_page_ids(p, w, w.blk_hi - 1, pid);
-  if (n_steps > 1) loader.load_page_ids(p, w, w.blk_hi - 2, pid_next);
+  loader.load_page_ids(p, w, kAlt ? alternating_block(w, 0) : w.blk_hi - 1, pid);
+  if (n_steps > 1) loader.load_page_ids(p, w, kAlt ? alternating_block(w, 1) : w.blk_hi - 2, pid_next);
   loader.load_q(p, w, w.m_block * T::kBlockM, cute::cast_smem_ptr_to_uint(ss.q) + slot * kQBytes,
                 &ss.q_full[slot]);
   publish();
   for (int it = 0; it < n_steps; ++it) {
-    const int n = w.blk_hi - 1 - it;
+    const int n = kAlt ? alternating_block(w, it) : w.blk_hi - 1 - it;
     const RingPos<T::kStages> rp(block_iter + it);
     const RingPos<T::kStagesV> rpv(block_iter + it);
     loader.check_ids(p, w, n, pid);
@@ -115,7 +121,7 @@ __device__ __forceinline__ void produce_unit(const Params& p, typename T::Shared
     loader.load_kv(p.v_cache, w.kv_head, pid, sv + rpv.stage * kStageBytes, &ss.v_full[rpv.stage]);
     CUTLASS_PRAGMA_UNROLL
     for (int i = 0; i < kIds; ++i) pid[i] = pid_next[i];
-    if (it + 2 < n_steps) loader.load_page_ids(p, w, n - 2, pid_next);
+    if (it + 2 < n_steps) loader.load_page_ids(p, w, kAlt ? alternating_block(w, it + 2) : n - 2, pid_next);
   }
 }
 
@@ -162,7 +168,8 @@ __device__ __forceinline__ void producer(const Params& p, typename T::SharedStor
         if (lane == 0) t = ticket_of(it, raw_ticket);
         t = __shfl_sync(0xffffffffu, t, 0);
       }
-      const WorkUnit w = decode_unit<T::kBlockM, T::kBlockN>(p, ss.plan, t);
+      WorkUnit w = decode_unit<T::kBlockM, T::kBlockN>(p, ss.plan, t);
+      if constexpr (kAlternateWaves<T, kDirect>) w.slot = t;  // alternating_block's wave
       if (lane == 0) ss.pending[it & 1] = w;
     }
     cutlass::arch::NamedBarrier::sync(T::kProducerThreads, kBarProducer);
@@ -208,7 +215,7 @@ __device__ __forceinline__ void producer(const Params& p, typename T::SharedStor
       }
       break;
     }
-    produce_unit<T>(p, ss, loader, w, slot, block_iter, claim_next, raw_ticket);
+    produce_unit<T, kAlternateWaves<T, kDirect>>(p, ss, loader, w, slot, block_iter, claim_next, raw_ticket);
     block_iter += w.blk_hi - w.blk_lo;
   }
 }
@@ -223,7 +230,7 @@ __device__ __forceinline__ void consume_unit(const Params& p, typename T::Shared
   typename T::TiledMmaPV mma_pv;
   Tensor tOrO = partition_fragment_C(mma_pv, select<0, 1>(typename T::TileShapePV{}));
   float lse[2];
-  mainloop<T>(p, ss, w, slot, block_iter, tOrO, lse);
+  mainloop<T, kAlternateWaves<T, kDirect>>(p, ss, w, slot, block_iter, tOrO, lse);
   if constexpr (!kDirect) {  // direct calls split nothing
     if (w.n_chunks > 1) {
       SplitMerge<T>::store_partial(p, w, cw, t, tOrO, lse);

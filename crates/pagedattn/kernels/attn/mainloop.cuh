@@ -1,8 +1,8 @@
 // Consumer main loop over one work unit's key blocks: S = Q K^T (wgmma SS),
 // masked online softmax in registers (exp2, scale folded in), O += P V
 // (wgmma RS, P straight from the S registers). Blocks run from the unit's
-// last (the diagonal one, for a tile's last chunk) down; only blocks that
-// cross the diagonal are masked.
+// last (the diagonal one, for a tile's last chunk) down, or from its first
+// up (alternating_block); only blocks that cross the diagonal are masked.
 #pragma once
 #include "attn/kernel_traits.cuh"
 #include "attn/softmax.cuh"
@@ -60,7 +60,7 @@ __device__ __forceinline__ bool warpgroup_all(bool pred, int bar) {
 // waited for) from ring position block_iter on, and leaves the normalised
 // output in tOrO and the rows' base-2 lse in `lse` (0 and -inf for rows that
 // saw no key of this unit).
-template <class T, class TO>
+template <class T, bool kAlt, class TO>
 __device__ __forceinline__ void mainloop(const Params& p, typename T::SharedStorage& ss, const WorkUnit& w,
                                          int slot, int block_iter, TO& tOrO, float (&lse)[2]) {
   using namespace cute;
@@ -153,14 +153,14 @@ __device__ __forceinline__ void mainloop(const Params& p, typename T::SharedStor
     warpgroup_wait<0>();
     warpgroup_fence_operand(tSrS);
     release(&ss.k_empty[rk.stage]);
-    softmax_block(w.blk_hi - 1);
+    softmax_block(kAlt ? alternating_block(w, 0) : w.blk_hi - 1);
     to_bf16();
   }
   // Steady state, intra-warpgroup overlap: S(it) = Q K(it) and O += P(it-1)
   // V(it-1) are both in flight on the tensor cores while the softmax of
   // S(it) runs once its GEMM is done.
   for (int it = 1; it < n_steps; ++it) {
-    const int n = w.blk_hi - 1 - it;
+    const int n = kAlt ? alternating_block(w, it) : w.blk_hi - 1 - it;
     const RingPos<T::kStages> rk(block_iter + it);
     const RingPos<T::kStagesV> rv(block_iter + it - 1);
     mbar_wait(&ss.k_full[rk.stage], rk.phase);

@@ -41,9 +41,25 @@ struct WorkUnit {
   int q_start, q_len, kv_start, kv_len;  // int: indptrs are int32
   int blk_lo, blk_hi;                    // key blocks of the tile this unit computes
   int chunk, n_chunks;                   // n_chunks > 1: a chunk of a split tile
-  int slot;                              // merge slot of this chunk (its unit index)
+  int slot;                              // merge slot of this chunk (its unit index; in the
+                                         // kernels that alternate, every unit's: alternating_block)
   int sem;                               // merge semaphore slot (the unit index of chunk 0)
 };
+
+// Key block of step `it` of a unit in the kernels that alternate
+// (kAlternateWaves: the persistent m128d, which the long rows take): down
+// from the diagonal block, or up in every other wave of the grid's size, so
+// that each wave starts on the keys the previous one read last. With every
+// wave walking down, a wave's first blocks were those the L2 held longest,
+// and once the four kv heads' K/V outgrow it (32768 keys: 64 MB) every wave
+// read them from DRAM again (1.58 GB a call against 0.27 of Q, K and V).
+// The wave is the unit index's (slot's) quotient by the grid: a function of
+// the unit alone, so the bits do not depend on which CTA ran it. The other
+// kernels keep `w.blk_hi - 1 - it` written at each call site, which leaves
+// their code as it was (the same SASS).
+__device__ __forceinline__ int alternating_block(const WorkUnit& w, int it) {
+  return ((w.slot / (int)gridDim.x) & 1) ? w.blk_lo + it : w.blk_hi - 1 - it;
+}
 
 // Integer division rounding toward -inf / +inf (b > 0, any sign of a). The
 // plan's quotients all fit in int32 (6 * total_q < 2^31 is checked on the
