@@ -14,6 +14,12 @@ set -u
 cd "$(dirname "$0")/.."
 OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"
 D=${DIST:-dist}
+# A table without FlashInfer is not a table: stop before any timing when the
+# peer's packages did not travel (docs/peer-flashinfer-H200.md: make_pkgs.sh).
+if ! ls .peers/flashinfer/pkgs/*.whl .peers/flashinfer/pkgs/flashinfer_trim.tar.xz > /dev/null 2>&1; then
+  echo "device-table: .peers/flashinfer/pkgs has no wheels; run bash .peers/flashinfer/make_pkgs.sh here and carry .peers" >&2
+  exit 2
+fi
 t0=$(date +%s)
 if [ "${TABLE_CHECKS:-0}" = 1 ]; then
   TESTS_TIMEOUT=150 REL_TIMEOUT=90 SANITIZERS="memcheck racecheck synccheck initcheck" SAN_TIMEOUT=45 \
