@@ -209,6 +209,26 @@ const MERGE_SLOTS_PER_CTA: u64 = 4;
 const SEMS_PER_SLOT: u64 = 2;
 
 impl WorkspaceLayout {
+    /// The layout for configurations whose persistent grids have `ctas`
+    /// CTAs of `block_m`-row tiles: MERGE_SLOTS_PER_CTA merge slots per CTA
+    /// of each grid, in rows of partial output, and a semaphore pair for
+    /// every slot those rows give each configuration (`partial_slots`), so
+    /// that the one with the shortest tiles has its semaphores too (under
+    /// `one_cta_per_unit` every grid is as wide, and m64's slots are twice
+    /// m128's).
+    fn for_grids(grids: impl Iterator<Item = (u64, u64)> + Clone) -> Self {
+        let slots_rows = grids
+            .clone()
+            .map(|(ctas, block_m)| MERGE_SLOTS_PER_CTA * ctas * block_m)
+            .max()
+            .unwrap_or(0);
+        let slots = grids
+            .map(|(_, block_m)| slots_rows / block_m)
+            .max()
+            .unwrap_or(0);
+        WorkspaceLayout::new(slots, slots_rows)
+    }
+
     /// Enough for `slots_rows` rows of partial output (fp32 O, and the lse
     /// of each row as its 4 threads hold it) and `slots` semaphore pairs.
     fn new(slots: u64, slots_rows: u64) -> Self {
@@ -489,15 +509,11 @@ impl PagedPrefill {
                 },
             ));
         }
-        // Merge slots: MERGE_SLOTS_PER_CTA per CTA of each configuration's
-        // persistent grid.
-        let slots_of = |k: &Kernel| MERGE_SLOTS_PER_CTA * k.resident_ctas.min(4 * sms) as u64;
-        let slots = kernels.iter().map(|(_, k)| slots_of(k)).max().unwrap_or(0);
-        let slots_rows = kernels
-            .iter()
-            .map(|(_, k)| slots_of(k) * k.block_m as u64)
-            .max()
-            .unwrap_or(0);
+        let ws_layout = WorkspaceLayout::for_grids(
+            kernels
+                .iter()
+                .map(|(_, k)| (k.resident_ctas.min(4 * sms) as u64, k.block_m as u64)),
+        );
         let ref_module = ctx.load_module(Ptx::from_binary(ref_cubin.to_vec()))?;
         let reference = ref_module.load_function(ffi::REFERENCE_KERNEL)?;
         stream.synchronize()?;
@@ -506,7 +522,7 @@ impl PagedPrefill {
             kernels,
             opts,
             reference,
-            ws_layout: WorkspaceLayout::new(slots, slots_rows),
+            ws_layout,
         })
     }
 
@@ -1059,5 +1075,22 @@ mod tests {
             info(TileConfig::M128, false, false).to_string(),
             "m128 device plan"
         );
+    }
+    /// On an H200 (132 SMs; m64 two CTAs per SM) the layout is 528 slots of
+    /// 128 rows and 1056 semaphore pairs; with one CTA per unit (every grid
+    /// capped at 4 x 132 CTAs) m64's slots still have their semaphores.
+    #[test]
+    fn workspace_semaphores_cover_every_configuration() {
+        let sems = |l: &WorkspaceLayout| (l.lse_offset - l.sem_offset) / (SEMS_PER_SLOT * 4);
+        let h200 = [(132, 128), (132, 128), (132, 128), (264, 64)];
+        let l = WorkspaceLayout::for_grids(h200.into_iter());
+        assert_eq!(l.slots_rows, 528 * 128);
+        assert_eq!(l.lse_offset, WS_COUNTERS * 4 + 1056 * SEMS_PER_SLOT * 4);
+        for wide in [[(528, 128), (528, 128), (528, 128), (528, 64)], h200] {
+            let l = WorkspaceLayout::for_grids(wide.into_iter());
+            for (_, block_m) in wide {
+                assert!(l.slots_rows / block_m <= sems(&l), "{wide:?}");
+            }
+        }
     }
 }
