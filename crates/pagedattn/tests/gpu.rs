@@ -547,7 +547,23 @@ fn host_plan_launch_matches_device_plan() {
     // Graph replays of a planned launch, and refused plans.
     let b = gpu!("host_plan_launch_matches_device_plan");
     let stream: &Arc<_> = b.stream();
-    let inputs = seeds[18].inputs(seed);
+    // seed18's 124 sequences get a plan image in the configurations the
+    // automatic choice takes for them; a forced one whose plans hold 64
+    // sequences (PAGEDATTN_TILE=m128d, m128dv) replays seed17's 29 instead.
+    let has_image = |i: usize| {
+        let inputs = seeds[i].inputs(seed);
+        let p = inputs.problem();
+        let plan = b.kernel().plan(
+            stream,
+            &p.dims,
+            p.qo_indptr,
+            p.kv_indptr,
+            Some(p.kv_indices),
+        );
+        plan.unwrap().has_image()
+    };
+    let (main_seed, other_seed) = if has_image(18) { (18, 17) } else { (17, 18) };
+    let inputs = seeds[main_seed].inputs(seed);
     let p = inputs.problem();
     let (first, _) = run_planned(b, &p).unwrap();
     let plan = b
@@ -579,7 +595,7 @@ fn host_plan_launch_matches_device_plan() {
         let o = bufs.download(stream).unwrap();
         assert!(bitwise_eq(&o, &first), "planned graph replay {i} differs");
     }
-    let other_inputs = seeds[17].inputs(seed);
+    let other_inputs = seeds[other_seed].inputs(seed);
     let op = other_inputs.problem();
     let other = b
         .kernel()
