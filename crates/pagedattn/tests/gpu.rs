@@ -18,7 +18,7 @@ use pagedattn::check::compare;
 use pagedattn::problem::{default_sm_scale, HostProblem, Output};
 use pagedattn::schedule::{SplitPolicy, TileConfig};
 use pagedattn::Error;
-use pagedattn::{CudaBackend, DeviceBuffers, Options};
+use pagedattn::{CudaBackend, DeviceBuffers, DevicePlan, Options};
 use pagedattn_cli::generate::{edge_cases, from_sequences, random_batch, BatchSpec};
 use pagedattn_cli::workload::{embedded_scale, embedded_seed, Workload};
 
@@ -429,19 +429,25 @@ fn run_planned(b: &CudaBackend, p: &HostProblem<'_>) -> Result<(Output, bool), E
     Ok((out, image))
 }
 
+/// The plan of `p`'s call on `b`'s stream, with its page ids (a plan image
+/// where the configuration can hold one).
+fn plan_with_ids(b: &CudaBackend, p: &HostProblem<'_>) -> Result<DevicePlan, Error> {
+    b.kernel().plan(
+        b.stream(),
+        &p.dims,
+        p.qo_indptr,
+        p.kv_indptr,
+        Some(p.kv_indices),
+    )
+}
+
 /// [`run_planned`], also returning the tile configuration the plan chose.
 fn run_planned_config(
     b: &CudaBackend,
     p: &HostProblem<'_>,
 ) -> Result<(Output, bool, TileConfig), Error> {
     let stream = b.stream();
-    let plan = b.kernel().plan(
-        stream,
-        &p.dims,
-        p.qo_indptr,
-        p.kv_indptr,
-        Some(p.kv_indices),
-    )?;
+    let plan = plan_with_ids(b, p)?;
     let mut bufs = DeviceBuffers::upload(b.kernel(), stream, p)?;
     bufs.poison(stream)?;
     bufs.with_views(|v, out, lse, ws| b.kernel().launch_planned(&plan, stream, v, out, lse, ws))?;
@@ -552,30 +558,13 @@ fn host_plan_launch_matches_device_plan() {
     // sequences (PAGEDATTN_TILE=m128d, m128dv) replays seed17's 29 instead.
     let has_image = |i: usize| {
         let inputs = seeds[i].inputs(seed);
-        let p = inputs.problem();
-        let plan = b.kernel().plan(
-            stream,
-            &p.dims,
-            p.qo_indptr,
-            p.kv_indptr,
-            Some(p.kv_indices),
-        );
-        plan.unwrap().has_image()
+        plan_with_ids(b, &inputs.problem()).unwrap().has_image()
     };
     let (main_seed, other_seed) = if has_image(18) { (18, 17) } else { (17, 18) };
     let inputs = seeds[main_seed].inputs(seed);
     let p = inputs.problem();
     let (first, _) = run_planned(b, &p).unwrap();
-    let plan = b
-        .kernel()
-        .plan(
-            stream,
-            &p.dims,
-            p.qo_indptr,
-            p.kv_indptr,
-            Some(p.kv_indices),
-        )
-        .unwrap();
+    let plan = plan_with_ids(b, &p).unwrap();
     assert!(plan.has_image());
     let mut bufs = DeviceBuffers::upload(b.kernel(), stream, &p).unwrap();
     stream
