@@ -64,22 +64,22 @@ __device__ __forceinline__ void init_barriers(typename T::SharedStorage& ss) {
   __syncthreads();
 }
 
+// Units walk their key blocks down, or up in every other wave
+// (alternating_block), in the persistent one-slot kernel (m128d), which the
+// long rows take; the other kernels always walk down.
+template <class T, bool kDirect>
+constexpr bool kAlternateWaves = T::kQSlots == 1 && !kDirect;
+
 // ---------------- producer: one unit ----------------
-// Q rows into Q slot `slot`, then the unit's key blocks from the last down,
-// K(it) then V(it) through the ring from ring position block_iter on. Page
-// ids run two blocks ahead of the cp.asyncs that use them, so their load
-// latency is off the producer's path.
+// Q rows into Q slot `slot`, then the unit's key blocks from the last down
+// (with kAlt: alternating_block's order), K(it) then V(it) through the ring
+// from ring position block_iter on. Page ids run two blocks ahead of the
+// cp.asyncs that use them, so their load latency is off the producer's path.
 // With `claim`, thread 0 takes the next ticket (`raw_ticket`, used when the
 // next unit is decoded) as the unit's last block loads: a CTA claims its next
 // unit only shortly before it is free, so units stay with whichever CTA frees
 // up first (dynamic balance; claiming two 64-key blocks earlier was measured
 // slower).
-// Units walk their blocks down, or up in every other wave
-// (alternating_block): the persistent one-slot kernel (m128d), which the long
-// rows take.
-template <class T, bool kDirect>
-constexpr bool kAlternateWaves = T::kQSlots == 1 && !kDirect;
-
 template <class T, bool kAlt>
 __device__ __forceinline__ void produce_unit(const Params& p, typename T::SharedStorage& ss,
                                              const GatherLoader<T>& loader, const WorkUnit& w, int slot,

@@ -1076,6 +1076,7 @@ mod tests {
             "m128 device plan"
         );
     }
+
     /// On an H200 (132 SMs; m64 two CTAs per SM) the layout is 528 slots of
     /// 128 rows and 1056 semaphore pairs; with one CTA per unit (every grid
     /// capped at 4 x 132 CTAs) m64's slots still have their semaphores.
