@@ -30,6 +30,7 @@ KERNELS = {  # entry point, rows per tile, threads, CTAs per SM (attention.cu)
     "m128d": ("paged_prefill_m128d", 128, 384, 1),
     "m128dv": ("paged_prefill_m128dv", 128, 384, 1),
     "m64": ("paged_prefill_m64", 64, 256, 2),
+    "m192": ("paged_prefill_m192", 192, 512, 1),
 }
 COUNTERS = ["q_wait", "k0_wait", "first_block", "other_blocks", "last_pv", "unit", "units", "blocks",
             "p_decode", "p_qslot_wait", "p_ring", "p_units", "cta_span", "ctas", "end_wait", "p_ids",
@@ -144,7 +145,7 @@ def main():
     total_q, num_pages = w["total_q"], w["num_pages"]
     qo, kv, idx = w["qo_indptr"], w["kv_indptr"], w["kv_indices"]
     batch = len(qo) - 1
-    if a.kernel in ("m128d", "m128dv") and batch > 64:
+    if a.kernel in ("m128d", "m128dv", "m192") and batch > 64:
         sys.exit(f"{a.kernel} builds plans of 64 sequences at most on the device")
     g = torch.Generator(device=dev).manual_seed(1)
     q = torch.randn(total_q, NUM_QO, D, device=dev, generator=g).to(torch.bfloat16)

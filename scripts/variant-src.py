@@ -232,8 +232,8 @@ EDITS = {
         ("attention.cu", "    const bool claim_next = !kDirect && it + 1 >= 2;",
          "    const bool claim_next = !kDirect && it + 1 >= 2;\n"
          "    const long long ucp = threadIdx.x == 0 ? uc_clock() : 0;"),
-        ("attention.cu", "    cutlass::arch::NamedBarrier::sync(T::kProducerThreads, kBarProducer);",
-         "    cutlass::arch::NamedBarrier::sync(T::kProducerThreads, kBarProducer);\n"
+        ("attention.cu", "    named_bar_sync(T::kProducerThreads, kBarProducer);",
+         "    named_bar_sync(T::kProducerThreads, kBarProducer);\n"
          "    if (threadIdx.x == 0) UC_ADD(8, uc_clock() - ucp);"),
         ("attention.cu", "    mbar_wait(&ss.q_empty[slot], qphase ^ 1);",
          "    const long long ucq = threadIdx.x == 0 ? uc_clock() : 0;\n"
@@ -275,11 +275,11 @@ EDITS = {
         # the epilogue of consumer thread 0: first barrier (19), staging and second barrier (20), copies (21)
         ("attn/epilogue.cuh", "  int rows_total = w.q_len * kGroup;",
          "  int rows_total = w.q_len * kGroup;\n  long long uce = ct == 0 ? uc_clock() : 0;"),
-        ("attn/epilogue.cuh", "  cutlass::arch::NamedBarrier::sync(128, kBarConsumerWG + cw);\n  // registers -> shared",
-         "  cutlass::arch::NamedBarrier::sync(128, kBarConsumerWG + cw);\n"
+        ("attn/epilogue.cuh", "  named_bar_sync(128, kBarConsumerWG + cw);\n  // registers -> shared",
+         "  named_bar_sync(128, kBarConsumerWG + cw);\n"
          "  if (ct == 0) { const long long c = uc_clock(); UC_ADD(19, c - uce); uce = c; }\n  // registers -> shared"),
-        ("attn/epilogue.cuh", "  cutlass::arch::NamedBarrier::sync(128, kBarConsumerWG + cw);  // this warpgroup's rows are staged",
-         "  cutlass::arch::NamedBarrier::sync(128, kBarConsumerWG + cw);  // this warpgroup's rows are staged\n"
+        ("attn/epilogue.cuh", "  named_bar_sync(128, kBarConsumerWG + cw);  // this warpgroup's rows are staged",
+         "  named_bar_sync(128, kBarConsumerWG + cw);  // this warpgroup's rows are staged\n"
          "  if (ct == 0) { const long long c = uc_clock(); UC_ADD(20, c - uce); uce = c; }"),
         ("attn/epilogue.cuh", "  copy_out_rows<T, 64 / 8>(p, w, m0, cw * 64 + lt / 16, lt % 16, s_stage);\n}",
          "  copy_out_rows<T, 64 / 8>(p, w, m0, cw * 64 + lt / 16, lt % 16, s_stage);\n"

@@ -1281,7 +1281,8 @@ impl Plan {
         self.device
     }
 
-    /// The tile configuration chosen (`"m64"`, `"m128"`, `"m128d"` or `"m128dv"`).
+    /// The tile configuration chosen (`"m64"`, `"m128"`, `"m128d"`, `"m128dv"`
+    /// or `"m192"`).
     #[getter]
     fn config(&self) -> &'static str {
         self.plan.config().name()

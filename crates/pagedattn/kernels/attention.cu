@@ -65,8 +65,8 @@ __device__ __forceinline__ void init_barriers(typename T::SharedStorage& ss) {
 }
 
 // Units walk their key blocks down, or up in every other wave
-// (alternating_block), in the persistent one-slot kernel (m128d), which the
-// long rows take; the other kernels always walk down.
+// (alternating_block), in the persistent one-slot kernels (m128d, which the
+// long rows take, and m192); the other kernels always walk down.
 template <class T, bool kDirect>
 constexpr bool kAlternateWaves = T::kQSlots == 1 && !kDirect;
 
@@ -172,7 +172,7 @@ __device__ __forceinline__ void producer(const Params& p, typename T::SharedStor
       if constexpr (kAlternateWaves<T, kDirect>) w.slot = t;  // alternating_block's wave
       if (lane == 0) ss.pending[it & 1] = w;
     }
-    cutlass::arch::NamedBarrier::sync(T::kProducerThreads, kBarProducer);
+    named_bar_sync(T::kProducerThreads, kBarProducer);
     const WorkUnit w = ss.pending[it & 1];
     if (w.state == kUnitSkip) {
       if (claim_next && threadIdx.x == 0) raw_ticket = issue_ticket(p, ss.plan.n_units);
@@ -192,7 +192,7 @@ __device__ __forceinline__ void producer(const Params& p, typename T::SharedStor
         if (old.state == kUnitWork && old.n_chunks == 1) producer_copy_out<T>(p, ss, old, slot);
         // Every thread has read the slot's unit and rows before thread 0
         // overwrites the one and the Q load the other.
-        cutlass::arch::NamedBarrier::sync(T::kProducerThreads, kBarProducer);
+        named_bar_sync(T::kProducerThreads, kBarProducer);
       }
     }
     if (threadIdx.x == 0) ss.unit[slot] = w;
@@ -309,7 +309,7 @@ __device__ __forceinline__ void attention(const Params& p) {
   }
 }
 
-// Four configurations (the host picks one per call, src/schedule.rs):
+// Five configurations (the host picks one per call, src/schedule.rs):
 //  m128:  128 rows, two consumer warpgroups (ping-pong), 128-key blocks, one
 //         CTA per SM, plans of up to 1024 sequences: least K/V traffic per
 //         FLOP, for batches of more than 64 sequences with many keys;
@@ -330,7 +330,16 @@ __device__ __forceinline__ void attention(const Params& p) {
 //         16384 and 2-3% on the longest cached prefixes; 3.5-4.4% faster
 //         than m128 on batches of short tiles);
 //  m64:   64 rows, one consumer warpgroup, 64-key blocks, two CTAs per SM:
-//         finer units for batches of short sequences.
+//         finer units for batches of short sequences;
+//  m192:  192 rows, three consumer warpgroups (a round robin), m128d's
+//         3-deep rings and one Q slot: each K/V block is read once for 192
+//         rows, a third fewer K/V bytes per FLOP than m128d's. For few
+//         queries over long cached prefixes, whose tiles re-read the same
+//         keys (measured on the H200: 0.76-0.99 of the 128-row tiles' time
+//         there; on the long causal rows 0.98-1.02, the bytes saved turning
+//         into clock at the power cap and the per-block chain taking it). Its
+//         blocks are 64 keys: 512 threads leave a consumer thread 152
+//         registers, which hold a 64-key S beside O but not a 128-key one.
 using TraitsM128 = KernelTraits</*kBlockM=*/128, /*kBlockN=*/128, /*kStages=*/2, /*kCtasPerSm=*/1,
                                 /*kPlanMaxBatch=*/1024, /*kQSlots=*/2>;
 using TraitsM128Deep = KernelTraits</*kBlockM=*/128, /*kBlockN=*/128, /*kStages=*/3, /*kCtasPerSm=*/1,
@@ -339,6 +348,8 @@ using TraitsM128DeepV = KernelTraits</*kBlockM=*/128, /*kBlockN=*/128, /*kStages
                                      /*kPlanMaxBatch=*/64, /*kQSlots=*/2, /*kStagesV=*/3>;
 using TraitsM64 = KernelTraits</*kBlockM=*/64, /*kBlockN=*/64, /*kStages=*/2, /*kCtasPerSm=*/2,
                                /*kPlanMaxBatch=*/512, /*kQSlots=*/2>;
+using TraitsM192 = KernelTraits</*kBlockM=*/192, /*kBlockN=*/64, /*kStages=*/3, /*kCtasPerSm=*/1,
+                                /*kPlanMaxBatch=*/64, /*kQSlots=*/1>;
 
 }  // namespace pagedattn
 
@@ -360,10 +371,12 @@ PAGEDATTN_ENTRY(paged_prefill_m128, pagedattn::TraitsM128, 1, false)
 PAGEDATTN_ENTRY(paged_prefill_m128d, pagedattn::TraitsM128Deep, 1, false)
 PAGEDATTN_ENTRY(paged_prefill_m128dv, pagedattn::TraitsM128DeepV, 1, false)
 PAGEDATTN_ENTRY(paged_prefill_m64, pagedattn::TraitsM64, 2, false)
+PAGEDATTN_ENTRY(paged_prefill_m192, pagedattn::TraitsM192, 1, false)
 PAGEDATTN_ENTRY(paged_prefill_m128_direct, pagedattn::TraitsM128, 1, true)
 PAGEDATTN_ENTRY(paged_prefill_m128d_direct, pagedattn::TraitsM128Deep, 1, true)
 PAGEDATTN_ENTRY(paged_prefill_m128dv_direct, pagedattn::TraitsM128DeepV, 1, true)
 PAGEDATTN_ENTRY(paged_prefill_m64_direct, pagedattn::TraitsM64, 2, true)
+PAGEDATTN_ENTRY(paged_prefill_m192_direct, pagedattn::TraitsM192, 1, true)
 #undef PAGEDATTN_ENTRY
 
 // Shared memory each entry point needs (read by the host through cuModuleGetGlobal).
@@ -371,3 +384,4 @@ extern "C" __device__ const int paged_prefill_m128_smem_bytes = pagedattn::Trait
 extern "C" __device__ const int paged_prefill_m128d_smem_bytes = pagedattn::TraitsM128Deep::kSmemBytes;
 extern "C" __device__ const int paged_prefill_m128dv_smem_bytes = pagedattn::TraitsM128DeepV::kSmemBytes;
 extern "C" __device__ const int paged_prefill_m64_smem_bytes = pagedattn::TraitsM64::kSmemBytes;
+extern "C" __device__ const int paged_prefill_m192_smem_bytes = pagedattn::TraitsM192::kSmemBytes;

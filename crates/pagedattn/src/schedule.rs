@@ -39,25 +39,35 @@ pub enum TileConfig {
     /// persistent (each CTA walks many tiles, loading the next tile's Q and
     /// first key blocks under the current one): for batches of short sequences.
     M64,
+    /// 192 packed rows x 64-key blocks, three consumer warpgroups taking
+    /// turns at the tensor cores, `M128Deep`'s 3-deep K/V ring and one Q slot
+    /// (plans up to 64 sequences): each K/V block is read once for 192 rows
+    /// instead of 128, a third fewer K/V bytes per FLOP. For calls of few
+    /// query rows over long cached prefixes, where those bytes set the time
+    /// ([`TileConfig::prefers_m192`]).
+    M192,
 }
 
 impl TileConfig {
     /// Every configuration.
-    pub const ALL: [TileConfig; 4] = [
+    pub const ALL: [TileConfig; 5] = [
         TileConfig::M128,
         TileConfig::M128Deep,
         TileConfig::M128DeepV,
         TileConfig::M64,
+        TileConfig::M192,
     ];
 
     /// The configuration's name as the CLI, the tests' `PAGEDATTN_TILE` and
-    /// the Python package spell it: `m128`, `m128d`, `m128dv` or `m64`.
+    /// the Python package spell it: `m128`, `m128d`, `m128dv`, `m64` or
+    /// `m192`.
     pub fn name(self) -> &'static str {
         match self {
             TileConfig::M128 => "m128",
             TileConfig::M128Deep => "m128d",
             TileConfig::M128DeepV => "m128dv",
             TileConfig::M64 => "m64",
+            TileConfig::M192 => "m192",
         }
     }
 
@@ -66,14 +76,19 @@ impl TileConfig {
         match self {
             TileConfig::M128 | TileConfig::M128Deep | TileConfig::M128DeepV => 128,
             TileConfig::M64 => 64,
+            TileConfig::M192 => 192,
         }
     }
     /// Keys per inner step.
     pub fn block_n(self) -> usize {
         match self {
             TileConfig::M128 | TileConfig::M128Deep | TileConfig::M128DeepV => 128,
-            TileConfig::M64 => 64,
+            TileConfig::M64 | TileConfig::M192 => 64,
         }
+    }
+    /// Consumer warpgroups (64 packed rows each) of a CTA.
+    pub fn consumer_warpgroups(self) -> usize {
+        self.block_m() / 64
     }
 
     /// The configuration for a call, from what the host knows without reading
@@ -93,7 +108,8 @@ impl TileConfig {
     /// mean keys per sequence less half the mean queries): `M128Deep` from
     /// [`M128_DEEP_MIN_KEYS`] up and for one sequence below
     /// [`SINGLE_M128_DEEP_V_MIN_KEYS`], else `M128DeepV`; `M128` for
-    /// batches larger than the deep rings' plans ([`M128_DEEP_MAX_BATCH`]).
+    /// batches larger than the deep rings' plans ([`M128_DEEP_MAX_BATCH`]);
+    /// `M192` before them where [`TileConfig::prefers_m192`] says so.
     pub fn choose(total_q: usize, num_kv_indices: usize, batch: usize) -> TileConfig {
         if batch == 0 {
             return TileConfig::M64;
@@ -108,6 +124,8 @@ impl TileConfig {
             let tile_keys = mean_kv.saturating_sub(mean_q / 2);
             if batch > M128_DEEP_MAX_BATCH {
                 TileConfig::M128
+            } else if TileConfig::prefers_m192(mean_q, mean_kv, batch) {
+                TileConfig::M192
             } else if tile_keys >= M128_DEEP_MIN_KEYS
                 || (batch == 1 && tile_keys < SINGLE_M128_DEEP_V_MIN_KEYS)
             {
@@ -117,6 +135,56 @@ impl TileConfig {
             }
         } else {
             TileConfig::M64
+        }
+    }
+
+    /// Whether a call of `batch` sequences of `mean_q` queries over `mean_kv`
+    /// keys (at most [`M128_DEEP_MAX_BATCH`]) runs faster on `M192` than on
+    /// the 128-row tiles. Each 128-row tile reads its whole key range, so a
+    /// sequence of few queries over a long cached prefix reads its K/V once
+    /// per tile, and 192-row tiles read it two thirds as often. That pays
+    /// (H200, seventeenth session, call 2: 26 cached-prefix shapes, m192
+    /// forced against the rest) where all of these hold:
+    /// - the prefix dominates: [`M192_MIN_PREFIX_RATIO`] keys per query (the
+    ///   causal rows without a prefix were 1.28x slower at 1024 tokens);
+    /// - 192-row tiles pad no more rows than 128-row ones (16 queries, 96
+    ///   rows, were 13-24% slower);
+    /// - the call is at most [`M192_MAX_TILES128`] 128-row tiles (384 and
+    ///   more were 5-9% slower: the GPU is then busy either way, and
+    ///   m192's 64-key blocks cost more a FLOP);
+    /// - m192 still fills the GPU's [`M192_WAVE_CTAS`] CTAs: with its tiles
+    ///   split into chunks of 1024 keys or more (at most [`MAX_CHUNKS`]),
+    ///   there are at least as many units as CTAs (8 tiles of 16 chunks
+    ///   were 5% slower); a tile too short to split needs the 128-row tiles
+    ///   to take two waves where the 192-row ones take one.
+    ///
+    /// Where it held, m192 was 0.76-0.99 of the time (the median 0.90); the
+    /// shapes it leaves out were within 1.5% or faster on the 128-row tiles.
+    ///
+    /// [`MAX_CHUNKS`]: crate::units::MAX_CHUNKS
+    pub fn prefers_m192(mean_q: usize, mean_kv: usize, batch: usize) -> bool {
+        use crate::problem::NUM_KV_HEADS;
+        if batch == 0 || batch > M128_DEEP_MAX_BATCH || mean_q == 0 {
+            return false;
+        }
+        if mean_kv < M192_MIN_PREFIX_RATIO * mean_q {
+            return false;
+        }
+        let rows = GROUP_SIZE * mean_q;
+        let (t128, t192) = (rows.div_ceil(128), rows.div_ceil(192));
+        if t192 * 192 > t128 * 128 {
+            return false;
+        }
+        let (t128, t192) = (t128 * batch * NUM_KV_HEADS, t192 * batch * NUM_KV_HEADS);
+        if t128 > M192_MAX_TILES128 {
+            return false;
+        }
+        let chunk_keys = 2 * crate::units::MIN_CHUNK_KEYS as usize;
+        let chunks = (mean_kv - mean_q / 2) / chunk_keys;
+        if chunks >= 2 {
+            t192 * chunks.min(crate::units::MAX_CHUNKS as usize) >= M192_WAVE_CTAS
+        } else {
+            t128 > M192_WAVE_CTAS && t192 <= M192_WAVE_CTAS
         }
     }
 }
@@ -195,8 +263,10 @@ impl HostPlan {
         let mut config = TileConfig::choose(queries, keys, with_queries);
         // The deep rings' plan holds the call's sequences, empty ones too:
         // above that they would run without a plan (no split, no sort).
-        if matches!(config, TileConfig::M128Deep | TileConfig::M128DeepV)
-            && dims.batch > M128_DEEP_MAX_BATCH
+        if matches!(
+            config,
+            TileConfig::M128Deep | TileConfig::M128DeepV | TileConfig::M192
+        ) && dims.batch > M128_DEEP_MAX_BATCH
         {
             config = TileConfig::M128;
         }
@@ -254,6 +324,21 @@ pub const SINGLE_M128_DEEP_V_MIN_KEYS: usize = 512;
 /// 1024 sequences.
 pub const M128_DEEP_MAX_BATCH: usize = 64;
 
+/// Keys per query from which [`TileConfig::prefers_m192`] considers
+/// `M192`: its wins were all at 8 and above (cached prefixes of 1024 to
+/// 32768 keys), its losses without a prefix (keys = queries).
+pub const M192_MIN_PREFIX_RATIO: usize = 8;
+
+/// Most 128-row tiles a call [`TileConfig::prefers_m192`] gives to `M192`:
+/// it won at 192 (16 x 64 queries over 1024 keys 0.87, 2 x 512 over 4096
+/// 0.89, 8 x 128 over 8192 0.95) and lost at 384 (16 x 128 over 1024 1.05,
+/// 8 x 256 over 1024 1.07) and 976 (32 mixed 1.09).
+pub const M192_MAX_TILES128: usize = 192;
+
+/// The CTAs of a 128- or 192-row configuration's persistent grid on an H200
+/// (one per SM), as [`TileConfig::prefers_m192`] counts waves.
+pub const M192_WAVE_CTAS: usize = 132;
+
 /// First tile index of sequence `b`, given `qo_indptr[b]`.
 pub fn tile_start(qo_start: usize, b: usize, block_m: usize) -> usize {
     GROUP_SIZE * qo_start / block_m + b
@@ -283,9 +368,11 @@ mod tests {
         assert_eq!(TileConfig::choose(1000, 1010, 2), TileConfig::M128DeepV);
         // More queries than keys: the tiles see few keys, m64.
         assert_eq!(TileConfig::choose(4800, 1678, 8), TileConfig::M64);
-        // A cached prefix: few queries over many keys, m128 (tiles of 4032
-        // keys: the deep ring); one query, m64.
-        assert_eq!(TileConfig::choose(512, 16384, 4), TileConfig::M128Deep);
+        // A cached prefix: few queries over many keys, m192 (prefers_m192);
+        // with more tiles, m128 (tiles of 4032 keys: the deep ring); one
+        // query, m64.
+        assert_eq!(TileConfig::choose(512, 16384, 4), TileConfig::M192);
+        assert_eq!(TileConfig::choose(2048, 65536, 16), TileConfig::M128Deep);
         assert_eq!(TileConfig::choose(128, 65536, 128), TileConfig::M64);
         // The same tiles in more sequences than the deep ring's plan holds.
         assert_eq!(
@@ -334,8 +421,8 @@ mod tests {
         let short =
             HostPlan::new(&Dims::new(20, 40, 2, 20), &[0, 10, 20], &[0, 10, 20], None).unwrap();
         assert_eq!(short.config, TileConfig::M64);
-        // One long sequence among empty ones: a deep ring only while its
-        // plan holds the call's sequences.
+        // One long sequence among empty ones: a deep ring or m192 only
+        // while its plan holds the call's sequences.
         let lone = |batch: usize, kv_len: i32| {
             let qo: Vec<i32> = (0..=batch).map(|b| if b == 0 { 0 } else { 128 }).collect();
             let kv: Vec<i32> = (0..=batch)
@@ -344,7 +431,8 @@ mod tests {
             let dims = Dims::new(128, kv_len as usize, batch, kv_len as usize);
             HostPlan::new(&dims, &qo, &kv, None).unwrap().config
         };
-        assert_eq!(lone(64, 16384), TileConfig::M128Deep);
+        assert_eq!(lone(64, 16384), TileConfig::M192);
+        assert_eq!(lone(64, 2048), TileConfig::M128DeepV);
         assert_eq!(lone(65, 16384), TileConfig::M128);
         assert_eq!(lone(65, 2048), TileConfig::M128);
         // Bad contents are typed errors, page ids included when given.
@@ -376,10 +464,77 @@ mod tests {
         assert_eq!(empty.config, TileConfig::M64);
     }
 
+    /// `M192` where it was measured faster (seventeenth session, call 2),
+    /// and not where it was slower or within 1.5%.
+    #[test]
+    fn choose_picks_m192_on_the_measured_shapes() {
+        // (batch, queries, keys) per sequence.
+        let faster = [
+            (4, 64, 16384),
+            (2, 64, 32768),
+            (1, 256, 16384),
+            (16, 64, 1024),
+            (1, 128, 32768),
+            (2, 512, 4096),
+            (1, 256, 8192),
+            (1, 128, 16384),
+            (4, 128, 4096),
+            (2, 256, 4096),
+            (8, 128, 8192),
+            (1, 512, 16384),
+        ];
+        let not = [
+            (4, 64, 4096),
+            (8, 32, 4096),
+            (1, 1000, 8000),
+            (16, 128, 1024),
+            (2, 32, 16384),
+            (8, 256, 1024),
+            (32, 152, 2400),
+            (8, 16, 4096),
+            (4, 16, 32768),
+            (16, 16, 16384),
+            (1, 1024, 1024),
+            (1, 2048, 2048),
+            (16, 2048, 2048),
+            (1, 32768, 32768),
+        ];
+        for (b, q, kv) in faster {
+            assert_eq!(
+                TileConfig::choose(b * q, b * kv, b),
+                TileConfig::M192,
+                "{b} x ({q}, {kv})"
+            );
+        }
+        for (b, q, kv) in not {
+            assert_ne!(
+                TileConfig::choose(b * q, b * kv, b),
+                TileConfig::M192,
+                "{b} x ({q}, {kv})"
+            );
+        }
+        // Never above the deep rings' plan, nor for short sequences.
+        for batch in [65, 300] {
+            for mean_q in [16, 64, 512] {
+                let c = TileConfig::choose(batch * mean_q, batch * 32768, batch);
+                assert_ne!(c, TileConfig::M192);
+            }
+        }
+        // The host plan's means leave out the sequence without queries.
+        let qo = [0, 64, 64, 128];
+        let kv = [0, 16384, 16400, 32784];
+        let d = Dims::new(128, 32784, 3, 32784);
+        assert_ne!(TileConfig::choose(128, 32784, 3), TileConfig::M192);
+        assert_eq!(
+            HostPlan::new(&d, &qo, &kv, None).unwrap().config,
+            TileConfig::M192
+        );
+    }
+
     /// Every sequence's tile range holds the tiles it needs, for any lengths.
     #[test]
     fn tile_ranges_cover_every_sequence() {
-        for block_m in [64, 128] {
+        for block_m in [64, 128, 192] {
             let mut qo = vec![0usize];
             for (i, len) in [0usize, 1, 5, 21, 22, 43, 128, 129, 0, 700, 3]
                 .iter()

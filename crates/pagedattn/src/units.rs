@@ -29,6 +29,8 @@ pub fn plan_max_batch(config: TileConfig) -> usize {
         TileConfig::M128 => 1024,
         TileConfig::M128Deep | TileConfig::M128DeepV => crate::schedule::M128_DEEP_MAX_BATCH,
         TileConfig::M64 => 512,
+        // m128d's plan in m192's kernel traits (kPlanMaxBatch).
+        TileConfig::M192 => crate::schedule::M128_DEEP_MAX_BATCH,
     }
 }
 /// Largest batch whose sequences are sorted by length.
@@ -680,7 +682,7 @@ mod tests {
 
     fn shapes() -> Vec<SeqShape> {
         let mut v = Vec::new();
-        for (bm, bn) in [(128, 128), (64, 64), (128, 64), (64, 128)] {
+        for (bm, bn) in [(128, 128), (64, 64), (128, 64), (64, 128), (192, 64)] {
             for q in [
                 0i64, 1, 2, 5, 10, 11, 21, 22, 43, 64, 100, 128, 129, 300, 1307,
             ] {

@@ -518,6 +518,7 @@ fn host_plan_launch_matches_device_plan() {
         (Some(TileConfig::M128), SplitPolicy::Blocks(3)),
         (Some(TileConfig::M128Deep), SplitPolicy::Blocks(3)),
         (Some(TileConfig::M128DeepV), SplitPolicy::Blocks(3)),
+        (Some(TileConfig::M192), SplitPolicy::Blocks(3)),
     ] {
         let b = backend(tile, split);
         for (i, w) in cases.iter().enumerate() {
@@ -719,7 +720,7 @@ fn bitwise_eq(a: &Output, b: &Output) -> bool {
 }
 
 /// Batches above the shared-memory plan's capacity (512 sequences for m64,
-/// 1024 for m128, 64 for m128d and m128dv) take the fallback unit order: same results.
+/// 1024 for m128, 64 for m128d, m128dv and m192) take the fallback unit order: same results.
 #[test]
 #[ignore = "needs a Hopper GPU (run with --ignored on the GPU machine)"]
 fn large_batches_take_the_fallback_order() {
@@ -730,6 +731,7 @@ fn large_batches_take_the_fallback_order() {
         (TileConfig::M128, 1500),
         (TileConfig::M128Deep, 100),
         (TileConfig::M128DeepV, 100),
+        (TileConfig::M192, 100),
     ] {
         let mut b = CudaBackend::new().expect("backend");
         b.set_options(Options {
@@ -751,7 +753,7 @@ fn large_batches_take_the_fallback_order() {
         let r = b.reference(&p).expect("reference");
         assert_close(&format!("{config:?} {} ({batch} seqs)", w.name), &got, &r);
     }
-    println!("fallback order: 700 (m64), 1500 (m128) and 100 (m128d, m128dv) sequences ok");
+    println!("fallback order: 700 (m64), 1500 (m128) and 100 (m128d, m128dv, m192) sequences ok");
 }
 
 /// The softmax's fast path (the exponentials of a block taken at the running

@@ -109,8 +109,8 @@ struct RunArgs {
 struct KernelArgs {
     /// CUDA: tile configuration, `auto` (chosen per call from the mean
     /// query and key lengths), `m64`, `m128`, `m128d` (m128 with a 3-deep
-    /// K/V ring) or `m128dv` (m128 with a 3-deep V ring); forced for every
-    /// call.
+    /// K/V ring), `m128dv` (m128 with a 3-deep V ring) or `m192` (192-row
+    /// tiles, three consumer warpgroups); forced for every call.
     #[arg(long, value_enum, default_value_t = TileArg::Auto)]
     tile: TileArg,
     /// CUDA: when long tiles are split into key-range chunks merged in the
@@ -148,6 +148,9 @@ enum TileArg {
     M128d,
     /// m128 with a 3-deep V ring, a 2-deep K ring and two Q slots.
     M128dv,
+    /// 192-row tiles (three consumer warpgroups), 64-key blocks, m128d's
+    /// 3-deep K/V ring and one Q slot.
+    M192,
 }
 
 /// A whole number of at least `MIN`, with a message that says so (instead of
@@ -198,6 +201,7 @@ impl KernelArgs {
                 TileArg::M128 => Some(TileConfig::M128),
                 TileArg::M128d => Some(TileConfig::M128Deep),
                 TileArg::M128dv => Some(TileConfig::M128DeepV),
+                TileArg::M192 => Some(TileConfig::M192),
             },
             split: self.split,
             attention_cubin,

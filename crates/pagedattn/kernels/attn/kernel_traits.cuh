@@ -16,13 +16,28 @@ using namespace cute;
 constexpr int kProducerWarpgroup = 0;
 constexpr int kProducerWarp0 = 0;  // also decodes the work units and takes the tickets
 
-// Named barrier ids (0 is __syncthreads).
+// Named barrier ids, hardware numbering (0 is __syncthreads, 16 in all):
+// three consumer warpgroups need ten, more than the 7 that CUTLASS's
+// NamedBarrier leaves above its 8 reserved ids, so they are used directly
+// (named_bar_sync / named_bar_arrive).
+constexpr int kMaxConsumerWGs = 3;
 enum NamedBarrierId : int {
   kBarConsumerWG = 1,  // + consumer warpgroup: its 128 threads (epilogue, merge handshake)
-  kBarTurn = 3,        // + consumer warpgroup: its turn to issue GEMMs (ping-pong, 256 threads)
-  kBarProducer = 5,    // the 128 producer threads: the next unit is decoded
-  kBarSoftmaxVote = 6, // + consumer warpgroup: did every thread's block pass the softmax's fast path
+  kBarTurn = kBarConsumerWG + kMaxConsumerWGs,  // + consumer warpgroup: its turn to issue GEMMs (256 threads)
+  kBarProducer = kBarTurn + kMaxConsumerWGs,    // the 128 producer threads: the next unit is decoded
+  kBarSoftmaxVote = kBarProducer + 1,  // + consumer warpgroup: did every thread's block pass the softmax's fast path
+  kBarEnd = kBarSoftmaxVote + kMaxConsumerWGs,
 };
+static_assert(kBarEnd <= 16, "hardware named barriers");
+
+// bar.sync / bar.arrive on hardware barrier `id` (the instructions of
+// cutlass::arch::NamedBarrier, without its id offset).
+__device__ __forceinline__ void named_bar_sync(int threads, int id) {
+  asm volatile("bar.sync %0, %1;" : : "r"(id), "r"(threads));
+}
+__device__ __forceinline__ void named_bar_arrive(int threads, int id) {
+  asm volatile("bar.arrive %0, %1;" : : "r"(id), "r"(threads));
+}
 
 template <int kBlockM_, int kBlockN_, int kStages_, int kCtasPerSm_, int kPlanMaxBatch_, int kQSlots_,
           int kStagesV_ = kStages_>
@@ -33,6 +48,10 @@ struct KernelTraits {
   static constexpr int kStages = kStages_;       // K ring depth
   static constexpr int kStagesV = kStagesV_;     // V ring depth (V is read a step after K)
   static constexpr int kConsumerWGs = kBlockM / 64;  // one wgmma M=64 slab each
+  static_assert(kConsumerWGs >= 1 && kConsumerWGs <= kMaxConsumerWGs, "named barriers per consumer warpgroup");
+  // Merge semaphores per slot, one per consumer warpgroup; at least two
+  // (m64 keeps the layout it had; the host's sems_per_slot).
+  static constexpr int kSemsPerSlot = kConsumerWGs > 2 ? kConsumerWGs : 2;
   static constexpr int kProducerThreads = 128;
   static constexpr int kConsumerThreads = kConsumerWGs * 128;
   static constexpr int kThreads = kProducerThreads + kConsumerThreads;

@@ -38,12 +38,11 @@ struct RingPos {
 // R2UR moves of a descriptor rebuilt in regular registers.
 __device__ __forceinline__ int warp_uniform(int x) { return __shfl_sync(0xffffffffu, x, 0); }
 
-// Whether `pred` holds on every thread of the warpgroup (named barrier `bar`,
-// numbered as cutlass::arch::NamedBarrier numbers them, 128 threads). The
-// result is broadcast from lane 0 so that ptxas sees a warp-uniform branch
-// (a branch it takes as divergent serialises the wgmmas).
+// Whether `pred` holds on every thread of the warpgroup (hardware named
+// barrier `bar`, 128 threads). The result is broadcast from lane 0 so that
+// ptxas sees a warp-uniform branch (a branch it takes as divergent
+// serialises the wgmmas).
 __device__ __forceinline__ bool warpgroup_all(bool pred, int bar) {
-  bar += cutlass::arch::NamedBarrier::ReservedNamedBarrierCount;
   int all;
   asm volatile(
       "{\n\t.reg .pred p, q;\n\t"
@@ -121,17 +120,24 @@ __device__ __forceinline__ void mainloop(const Params& p, typename T::SharedStor
       tOrP(v + 1) = reinterpret_cast<typename T::Element const&>(pr.y);
     }
   };
-  // Ping-pong between the consumer warpgroups (named barriers kBarTurn + cw):
-  // a warpgroup issues its GEMMs only after the other has issued its own, so
-  // the tensor cores alternate between them and one warpgroup's softmax runs
-  // under the other's GEMMs. Per unit each warpgroup takes n_steps + 1 turns
-  // and passes as many, so the alternation also carries across units.
-  const int my_turn = kBarTurn + cw, other_turn = kBarTurn + (cw ^ 1);
+  // Round robin of the consumer warpgroups (named barriers kBarTurn + cw,
+  // each of 256 threads: the warpgroup waiting for its turn and the one
+  // before it passing it): a warpgroup issues its GEMMs only after the
+  // previous one has issued its own, so the tensor cores take the
+  // warpgroups in turn and each one's softmax runs under the others' GEMMs
+  // (two warpgroups: a ping-pong). Per unit each warpgroup takes n_steps + 1
+  // turns and passes as many (the last one's last pass is its first of the
+  // next unit), so the order also carries across units.
+  constexpr bool kTurns = T::kConsumerWGs >= 2;
+  constexpr int kTurnThreads = 2 * 128;
+  constexpr int kLastWG = T::kConsumerWGs - 1;
+  const int next_wg = T::kConsumerWGs == 2 ? (cw ^ 1) : (cw == kLastWG ? 0 : cw + 1);
+  const int my_turn = kBarTurn + cw, other_turn = kBarTurn + next_wg;
   auto wait_turn = [&]() {
-    if constexpr (T::kConsumerWGs == 2) cutlass::arch::NamedBarrier::sync(T::kConsumerThreads, my_turn);
+    if constexpr (kTurns) named_bar_sync(kTurnThreads, my_turn);
   };
   auto pass_turn = [&]() {
-    if constexpr (T::kConsumerWGs == 2) cutlass::arch::NamedBarrier::arrive(T::kConsumerThreads, other_turn);
+    if constexpr (kTurns) named_bar_arrive(kTurnThreads, other_turn);
   };
   // One arrival per warp. elect.sync rather than lane == 0: the compiler
   // re-reads the thread index for the latter (S2R, tens of cycles) right
@@ -140,7 +146,7 @@ __device__ __forceinline__ void mainloop(const Params& p, typename T::SharedStor
     __syncwarp();
     if (cute::elect_one_sync()) mbar_arrive(bar);
   };
-  if (cw == 1 && n_steps > 0) pass_turn();  // warpgroup 0 goes first
+  if (cw == kLastWG && n_steps > 0) pass_turn();  // warpgroup 0 goes first
 
   if (n_steps > 0) {
     // First block: S, softmax, P. O is still zero: no rescale.
@@ -215,7 +221,9 @@ __device__ __forceinline__ void mainloop(const Params& p, typename T::SharedStor
     cutlass::arch::fence_view_async_shared();
     wait_turn();
     warpgroup_gemm<false, -1>(mma_pv, tOrP, tOrV(_, _, _, warp_uniform(rv.stage)), tOrO);
-    if (cw == 0) pass_turn();  // the last turn of warpgroup 1 is not awaited
+    // The last warpgroup's last turn is not awaited (two warpgroups: the
+    // ping-pong's own test, cw == 0, which ptxas compiles best).
+    if (T::kConsumerWGs == 2 ? cw == 0 : cw != kLastWG) pass_turn();
     warpgroup_wait<0>();
     warpgroup_fence_operand(tOrO);
     release(&ss.v_empty[rv.stage]);

@@ -44,9 +44,9 @@ struct SplitMerge {
   // was the tile's last: the others' partials are then visible to it.
   __device__ __forceinline__ static bool arrive(const Params& p, const WorkUnit& w, int cw, int t, int* flag) {
     __threadfence();  // this thread's partial reaches L2 before the count does
-    cutlass::arch::NamedBarrier::sync(128, kBarConsumerWG + cw);
+    named_bar_sync(128, kBarConsumerWG + cw);
     if (t == 0) {
-      int* sem = p.ws_sem + (long long)w.sem * 2 + cw;
+      int* sem = p.ws_sem + (long long)w.sem * T::kSemsPerSlot + cw;
       const bool last = atomicAdd(sem, 1) == w.n_chunks - 1;
       if (last) {
         atomicExch(sem, 0);  // ready for the next call
@@ -54,7 +54,7 @@ struct SplitMerge {
       }
       *flag = last;
     }
-    cutlass::arch::NamedBarrier::sync(128, kBarConsumerWG + cw);
+    named_bar_sync(128, kBarConsumerWG + cw);
     return *reinterpret_cast<volatile int*>(flag) != 0;
   }
 

@@ -39,7 +39,7 @@ struct Params {
   float* lse;                    // [total_q, 24], base 2
   // Workspace (zero between calls: the kernel resets what it uses).
   int* ws_counters;              // WsCounter
-  int* ws_sem;                   // [partial_slots][2]: chunks of a split tile done, per consumer warpgroup
+  int* ws_sem;                   // [partial_slots][kSemsPerSlot]: chunks of a split tile done, per consumer warpgroup
   float* ws_partial_lse;         // [partial_slots][kBlockM]
   float* ws_partial_o;           // [partial_slots][kBlockM * 128], fragment order
   const int* plan;               // a plan made on the host (units::PlanImage), or null: built here

@@ -47,7 +47,8 @@ struct WorkUnit {
 };
 
 // Key block of step `it` of a unit in the kernels that alternate
-// (kAlternateWaves: the persistent m128d, which the long rows take): down
+// (kAlternateWaves: the persistent m128d, which the long rows take, and
+// m192): down
 // from the diagonal block, or up in every other wave of the grid's size, so
 // that each wave starts on the keys the previous one read last. With every
 // wave walking down, a wave's first blocks were those the L2 held longest,
@@ -246,6 +247,7 @@ template <int kThreads, int kBM, int kBN, class Plan>
 __device__ void build_plan(const Params& p, Plan& pl, int* scratch) {
   using Shape = SeqShape<kBM, kBN>;
   constexpr int kMax = Plan::kMax;
+  static_assert(kThreads / 32 <= sizeof(Plan::red) / sizeof(long long), "a reduction slot per warp (m192: 16)");
   const int tid = threadIdx.x, batch = p.batch;
   if (batch > kMax || batch <= 0) {
     if (tid < 32) set_fixed_order(p, pl);

@@ -13,7 +13,7 @@ use std::sync::OnceLock;
 use pagedattn::{CudaBackend, Options, SplitPolicy, TileConfig};
 
 /// Kernel options from the environment of the test run (the library reads
-/// none): `PAGEDATTN_TILE=m64|m128|m128d|m128dv` (`TileConfig::name`) forces a tile configuration,
+/// none): `PAGEDATTN_TILE=m64|m128|m128d|m128dv|m192` (`TileConfig::name`) forces a tile configuration,
 /// `PAGEDATTN_SPLIT=auto|never|N` the split policy,
 /// `PAGEDATTN_ATTENTION_CUBIN=path` loads a variant cubin,
 /// `PAGEDATTN_PERSISTENT=0` launches one CTA per work unit.

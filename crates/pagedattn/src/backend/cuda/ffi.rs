@@ -61,6 +61,12 @@ pub(crate) fn entry(config: crate::schedule::TileConfig) -> Entry {
             smem_symbol: "paged_prefill_m64_smem_bytes",
             threads: 256,
         },
+        crate::schedule::TileConfig::M192 => Entry {
+            function: "paged_prefill_m192",
+            direct_function: "paged_prefill_m192_direct",
+            smem_symbol: "paged_prefill_m192_smem_bytes",
+            threads: 512,
+        },
     }
 }
 pub(crate) const REFERENCE_KERNEL: &str = "reference_attention";

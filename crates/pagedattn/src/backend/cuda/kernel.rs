@@ -183,8 +183,6 @@ struct Kernel {
     threads: u32,
     /// CTAs resident on the whole GPU at once: the persistent grid.
     resident_ctas: u32,
-    /// Packed rows per tile (partial-output rows per merge slot).
-    block_m: u32,
 }
 
 /// Byte offsets of a workspace's parts.
@@ -205,36 +203,39 @@ const WS_COUNTERS: u64 = 64;
 /// one). Four lets the automatic split cut the tiles of cached prefixes
 /// into up to three chunks per CTA (an m128 workspace of 34 MB).
 const MERGE_SLOTS_PER_CTA: u64 = 4;
-/// Merge semaphores per slot: one per consumer warpgroup (at most 2).
-const SEMS_PER_SLOT: u64 = 2;
+/// Merge semaphores per slot of a configuration: one per consumer
+/// warpgroup, at least two (`kSemsPerSlot` of the kernel traits).
+fn sems_per_slot(config: TileConfig) -> u64 {
+    config.consumer_warpgroups().max(2) as u64
+}
 
 impl WorkspaceLayout {
-    /// The layout for configurations whose persistent grids have `ctas`
-    /// CTAs of `block_m`-row tiles: MERGE_SLOTS_PER_CTA merge slots per CTA
-    /// of each grid, in rows of partial output, and a semaphore pair for
-    /// every slot those rows give each configuration (`partial_slots`), so
-    /// that the one with the shortest tiles has its semaphores too (under
-    /// `one_cta_per_unit` every grid is as wide, and m64's slots are twice
-    /// m128's).
-    fn for_grids(grids: impl Iterator<Item = (u64, u64)> + Clone) -> Self {
+    /// The layout for configurations whose persistent grids have the given
+    /// CTAs: MERGE_SLOTS_PER_CTA merge slots per CTA of each grid, in rows of
+    /// partial output, and each configuration's slots (`partial_slots`: the
+    /// rows over its tile's) times its semaphores per slot. M192 takes
+    /// the slots those rows give its 192-row tiles (2.67 per CTA on an H200)
+    /// rather than every workspace growing by half for it.
+    fn for_grids(grids: impl Iterator<Item = (TileConfig, u64)> + Clone) -> Self {
         let slots_rows = grids
             .clone()
-            .map(|(ctas, block_m)| MERGE_SLOTS_PER_CTA * ctas * block_m)
+            .filter(|(c, _)| *c != TileConfig::M192)
+            .map(|(c, ctas)| MERGE_SLOTS_PER_CTA * ctas * c.block_m() as u64)
             .max()
             .unwrap_or(0);
-        let slots = grids
-            .map(|(_, block_m)| slots_rows / block_m)
+        let sems = grids
+            .map(|(c, _)| slots_rows / c.block_m() as u64 * sems_per_slot(c))
             .max()
             .unwrap_or(0);
-        WorkspaceLayout::new(slots, slots_rows)
+        WorkspaceLayout::new(sems, slots_rows)
     }
 
     /// Enough for `slots_rows` rows of partial output (fp32 O, and the lse
-    /// of each row as its 4 threads hold it) and `slots` semaphore pairs.
-    fn new(slots: u64, slots_rows: u64) -> Self {
+    /// of each row as its 4 threads hold it) and `sems` semaphores.
+    fn new(sems: u64, slots_rows: u64) -> Self {
         let align = |x: u64| x.div_ceil(256) * 256;
         let sem_offset = WS_COUNTERS * 4;
-        let lse_offset = align(sem_offset + slots * SEMS_PER_SLOT * 4);
+        let lse_offset = align(sem_offset + sems * 4);
         let o_offset = align(lse_offset + slots_rows * 4 * 4);
         let bytes = align(o_offset + slots_rows * 128 * 4);
         WorkspaceLayout {
@@ -505,14 +506,13 @@ impl PagedPrefill {
                     } else {
                         per_sm * sms
                     },
-                    block_m: config.block_m() as u32,
                 },
             ));
         }
         let ws_layout = WorkspaceLayout::for_grids(
             kernels
                 .iter()
-                .map(|(_, k)| (k.resident_ctas.min(4 * sms) as u64, k.block_m as u64)),
+                .map(|(c, k)| (*c, k.resident_ctas.min(4 * sms) as u64)),
         );
         let ref_module = ctx.load_module(Ptx::from_binary(ref_cubin.to_vec()))?;
         let reference = ref_module.load_function(ffi::REFERENCE_KERNEL)?;
@@ -1077,21 +1077,32 @@ mod tests {
         );
     }
 
-    /// On an H200 (132 SMs; m64 two CTAs per SM) the layout is 528 slots of
-    /// 128 rows and 1056 semaphore pairs; with one CTA per unit (every grid
-    /// capped at 4 x 132 CTAs) m64's slots still have their semaphores.
+    /// On an H200 (132 SMs; m64 two CTAs per SM): the workspace of the four
+    /// chosen configurations (528 slots of 128 rows, 1056 of 64), and every
+    /// configuration's merge slots and semaphores inside it, M192's three a
+    /// slot included.
     #[test]
-    fn workspace_semaphores_cover_every_configuration() {
-        let sems = |l: &WorkspaceLayout| (l.lse_offset - l.sem_offset) / (SEMS_PER_SLOT * 4);
-        let h200 = [(132, 128), (132, 128), (132, 128), (264, 64)];
-        let l = WorkspaceLayout::for_grids(h200.into_iter());
+    fn workspace_holds_every_configuration() {
+        let grids = TileConfig::ALL.map(|c| (c, if c == TileConfig::M64 { 264 } else { 132 }));
+        let l = WorkspaceLayout::for_grids(grids.into_iter());
         assert_eq!(l.slots_rows, 528 * 128);
-        assert_eq!(l.lse_offset, WS_COUNTERS * 4 + 1056 * SEMS_PER_SLOT * 4);
-        for wide in [[(528, 128), (528, 128), (528, 128), (528, 64)], h200] {
-            let l = WorkspaceLayout::for_grids(wide.into_iter());
-            for (_, block_m) in wide {
-                assert!(l.slots_rows / block_m <= sems(&l), "{wide:?}");
-            }
+        assert_eq!(l.lse_offset, WS_COUNTERS * 4 + 1056 * 2 * 4);
+        for c in TileConfig::ALL {
+            let slots = l.slots_rows / c.block_m() as u64;
+            assert!(
+                slots * sems_per_slot(c) * 4 <= l.lse_offset - l.sem_offset,
+                "{c:?}"
+            );
+            assert!(
+                slots * c.block_m() as u64 * 16 <= l.o_offset - l.lse_offset,
+                "{c:?}"
+            );
+            assert!(
+                slots * c.block_m() as u64 * 128 * 4 <= l.bytes - l.o_offset,
+                "{c:?}"
+            );
         }
+        assert_eq!(l.slots_rows / 192, 352);
+        assert_eq!(sems_per_slot(TileConfig::M192), 3);
     }
 }
