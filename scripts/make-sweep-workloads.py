@@ -11,10 +11,17 @@ differently.
                                                            # sequence (m64): dist/sweep-m64.jsonl
     python3 scripts/make-sweep-workloads.py --tiles [OUT]  # the sixth session's calls 7-8:
                                                            # dist/tile-sweep.jsonl
+    python3 scripts/make-sweep-workloads.py --holdout [OUT]  # the seventeenth session's
+                                                           # call 5: dist/holdout.jsonl
 
 --tiles: calls of 1-3 sequences of 256-1280 tokens (kv_len == q_len, and a
 few with a short cached prefix), whose m128 tiles fit in about one wave of
 CTAs: where the tile configuration for one sequence was measured.
+
+--holdout: cached prefixes that no rule was fitted on, to check
+`TileConfig::prefers_m192` (fitted on prefix.jsonl and the sweep): 24 calls
+of 1-24 sequences, each sequence's queries within 20% and keys within 30%
+of the call's nominal (so lengths differ within a call and are not round).
 """
 import json
 import random
@@ -25,6 +32,11 @@ SHAPES = [(1, 128, 32768), (2, 64, 32768), (1, 256, 8192), (1, 256, 16384), (4, 
           (2, 512, 4096), (4, 64, 16384)]  # (sequences, queries, keys)
 SHAPES_M64 = [(32, 4, 2048), (8, 1, 16384), (64, 8, 4096), (128, 1, 8192), (16, 4, 32768),
               (4, 8, 16384), (256, 2, 2048), (2, 12, 32768)]
+SHAPES_HOLDOUT = [(1, 96, 12000), (1, 200, 20000), (1, 300, 6000), (1, 700, 9000), (2, 100, 9000),
+                  (2, 170, 24000), (2, 48, 30000), (3, 80, 12000), (3, 150, 5000), (3, 400, 6000),
+                  (4, 40, 20000), (4, 100, 3000), (5, 64, 9000), (6, 50, 7000), (6, 120, 2500),
+                  (8, 40, 3000), (8, 72, 6000), (10, 48, 1500), (12, 32, 2000), (12, 64, 1200),
+                  (16, 24, 5000), (20, 40, 900), (24, 24, 1500), (6, 96, 20000)]
 SHAPES_TILES = [(1, L, L) for L in (256, 320, 384, 448, 512, 576, 640, 704, 768, 896, 1024, 1280)] + \
                [(2, 320, 320), (2, 384, 384), (2, 448, 448), (3, 320, 320), (1, 400, 600), (1, 600, 800),
                 (2, 300, 500)]
@@ -32,25 +44,31 @@ SHAPES_TILES = [(1, L, L) for L in (256, 320, 384, 448, 512, 576, 640, 704, 768,
 
 def main():
     args = sys.argv[1:]
-    mode = next((a for a in args if a in ("--m64", "--tiles")), "")
+    mode = next((a for a in args if a in ("--m64", "--tiles", "--holdout")), "")
     args = [a for a in args if a != mode]
     shapes, default, seed, prefix = {
         "": (SHAPES, "dist/sweep.jsonl", 11, "sweep"),
         "--m64": (SHAPES_M64, "dist/sweep-m64.jsonl", 11, "sweep"),
         "--tiles": (SHAPES_TILES, "dist/tile-sweep.jsonl", 12, "tiles"),
+        "--holdout": (SHAPES_HOLDOUT, "dist/holdout.jsonl", 23, "holdout"),
     }[mode]
+    jitter = mode == "--holdout"
     out = args[0] if args else default
     rng = random.Random(seed)
     with open(out, "w") as f:
         for b, q, kv in shapes:
-            num_pages = b * kv + 1000
+            qs, ks = [q] * b, [kv] * b
+            if jitter:
+                qs = [max(1, round(q * (1 + rng.uniform(-0.2, 0.2)))) for _ in range(b)]
+                ks = [max(x, round(kv * (1 + rng.uniform(-0.3, 0.3)))) for x in qs]
+            num_pages = sum(ks) + 1000
             perm = list(range(num_pages))
             rng.shuffle(perm)
             qo, kvp, idx = [0], [0], []
             for s in range(b):
-                qo.append(qo[-1] + q)
-                kvp.append(kvp[-1] + kv)
-                idx += perm[s * kv:(s + 1) * kv]
+                qo.append(qo[-1] + qs[s])
+                kvp.append(kvp[-1] + ks[s])
+                idx += perm[kvp[s]:kvp[s + 1]]
             w = {"name": f"{prefix}_b{b}_q{q}_kv{kv}", "total_q": qo[-1], "num_pages": num_pages,
                  "qo_indptr": qo, "kv_indptr": kvp, "kv_indices": idx, "sm_scale": 0.08838834764831845}
             f.write(json.dumps(w) + "\n")
