@@ -117,6 +117,7 @@ CASES = {
     "empty_seqs": ([0, 90, 0, 7], [12, 90, 3, 0]),
     "many_short": ([3] * 100, [17] * 100),
     "long": ([2048], [4096]),
+    "long_prefix": ([128], [16384]),  # m192 (TileConfig::prefers_m192)
 }
 
 
@@ -458,7 +459,7 @@ def test_host_plan_is_bitwise_the_device_plan(case):
     work units in the same order, so the same bits as the unplanned call."""
     c = make(*CASES[case], seed=3 + len(case))
     p = pagedattn.plan(c["qo"], c["kv"], device=0)
-    assert p.device == 0 and p.config in ("m64", "m128", "m128d", "m128dv")
+    assert p.device == 0 and p.config in ("m64", "m128", "m128d", "m128dv", "m192")
     out_d, lse_d = poisoned(c["q"].shape[0])
     pagedattn.run(*args(c), 0.0883883, out_d, lse_d)
     out_h, lse_h = poisoned(c["q"].shape[0])
