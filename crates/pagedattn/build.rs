@@ -23,6 +23,13 @@ use std::time::Instant;
 /// Translation units, each compiled to `<name>.cubin`.
 const KERNELS: &[&str] = &["attention", "reference"];
 
+/// Spill stores ptxas makes that were measured and accepted (function, most
+/// bytes): m192's persistent entry keeps a few per-unit values of its
+/// consumers (152 registers a thread beside the 56-register producer) in
+/// local memory; a smaller producer budget spills more there (BENCHMARKS.md,
+/// seventeenth session). Any other spill, or a larger one, is a warning.
+const KNOWN_SPILLS: &[(&str, u32)] = &[("paged_prefill_m192", 56)];
+
 fn manifest_dir() -> PathBuf {
     PathBuf::from(env::var("CARGO_MANIFEST_DIR").unwrap())
 }
@@ -203,14 +210,28 @@ fn main() {
         }
         // What ptxas says would cost time silently: wgmma issued one at a time
         // (an accumulator touched while a GEMM is in flight, or a GEMM behind
-        // a branch it cannot prove warp-uniform) and register spills.
+        // a branch it cannot prove warp-uniform) and register spills beyond
+        // the known ones.
+        let mut function = "";
         for line in stderr.lines() {
-            let spills = line.contains("bytes spill stores")
-                && !line
-                    .trim_start()
-                    .starts_with("0 bytes stack frame, 0 bytes spill");
-            if line.contains("Potential Performance Loss") || spills {
-                println!("cargo:warning=pagedattn: kernels/{k}.cu: {}", line.trim());
+            if let Some(f) = line.split("Function properties for ").nth(1) {
+                function = f.trim();
+            }
+            let spilled = line
+                .split(" bytes spill stores")
+                .next()
+                .filter(|_| line.contains(" bytes spill stores"))
+                .and_then(|head| head.rsplit(' ').next())
+                .and_then(|n| n.parse::<u32>().ok())
+                .unwrap_or(0);
+            let known = KNOWN_SPILLS
+                .iter()
+                .any(|&(f, bytes)| f == function && spilled <= bytes);
+            if line.contains("Potential Performance Loss") || (spilled > 0 && !known) {
+                println!(
+                    "cargo:warning=pagedattn: kernels/{k}.cu: {function}: {}",
+                    line.trim()
+                );
             }
         }
         let secs = t0.elapsed().as_secs_f64();
