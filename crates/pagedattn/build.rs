@@ -218,11 +218,8 @@ fn main() {
                 function = f.trim();
             }
             let spilled = line
-                .split(" bytes spill stores")
-                .next()
-                .filter(|_| line.contains(" bytes spill stores"))
-                .and_then(|head| head.rsplit(' ').next())
-                .and_then(|n| n.parse::<u32>().ok())
+                .find(" bytes spill stores")
+                .and_then(|i| line[..i].rsplit(' ').next()?.parse::<u32>().ok())
                 .unwrap_or(0);
             let known = KNOWN_SPILLS
                 .iter()

@@ -27,10 +27,11 @@ use crate::schedule::{tiles_per_head, SplitPolicy, TileConfig};
 pub fn plan_max_batch(config: TileConfig) -> usize {
     match config {
         TileConfig::M128 => 1024,
-        TileConfig::M128Deep | TileConfig::M128DeepV => crate::schedule::M128_DEEP_MAX_BATCH,
+        // m192's kernel traits take m128d's plan (kPlanMaxBatch).
+        TileConfig::M128Deep | TileConfig::M128DeepV | TileConfig::M192 => {
+            crate::schedule::M128_DEEP_MAX_BATCH
+        }
         TileConfig::M64 => 512,
-        // m128d's plan in m192's kernel traits (kPlanMaxBatch).
-        TileConfig::M192 => crate::schedule::M128_DEEP_MAX_BATCH,
     }
 }
 /// Largest batch whose sequences are sorted by length.

@@ -48,9 +48,9 @@ struct WorkUnit {
 
 // Key block of step `it` of a unit in the kernels that alternate
 // (kAlternateWaves: the persistent m128d, which the long rows take, and
-// m192): down
-// from the diagonal block, or up in every other wave of the grid's size, so
-// that each wave starts on the keys the previous one read last. With every
+// m192): down from the diagonal block, or up in every other wave of the
+// grid's size, so that each wave starts on the keys the previous one read
+// last. With every
 // wave walking down, a wave's first blocks were those the L2 held longest,
 // and once the four kv heads' K/V outgrow it (32768 keys: 64 MB) every wave
 // read them from DRAM again (1.58 GB a call against 0.27 of Q, K and V).
