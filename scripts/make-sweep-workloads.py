@@ -13,6 +13,8 @@ differently.
                                                            # dist/tile-sweep.jsonl
     python3 scripts/make-sweep-workloads.py --holdout [OUT]  # the seventeenth session's
                                                            # call 5: dist/holdout.jsonl
+    python3 scripts/make-sweep-workloads.py --holdout2 [OUT]  # the eighteenth session's
+                                                           # call 2: dist/holdout2.jsonl
 
 --tiles: calls of 1-3 sequences of 256-1280 tokens (kv_len == q_len, and a
 few with a short cached prefix), whose m128 tiles fit in about one wave of
@@ -22,6 +24,12 @@ CTAs: where the tile configuration for one sequence was measured.
 `TileConfig::prefers_m192` (fitted on prefix.jsonl and the sweep): 24 calls
 of 1-24 sequences, each sequence's queries within 20% and keys within 30%
 of the call's nominal (so lengths differ within a call and are not round).
+
+--holdout2: a second held-out set, for the rule refitted on both (the
+eighteenth session): 24 calls. The first twelve are calls the refitted
+rule can take: queries within 5% of a nominal whose 192-row tiles pad no
+more than 128-row ones, keys within 2% (a shared prefix of about one
+length); the others have queries within 20% and keys within 30%.
 """
 import json
 import random
@@ -37,6 +45,12 @@ SHAPES_HOLDOUT = [(1, 96, 12000), (1, 200, 20000), (1, 300, 6000), (1, 700, 9000
                   (4, 40, 20000), (4, 100, 3000), (5, 64, 9000), (6, 50, 7000), (6, 120, 2500),
                   (8, 40, 3000), (8, 72, 6000), (10, 48, 1500), (12, 32, 2000), (12, 64, 1200),
                   (16, 24, 5000), (20, 40, 900), (24, 24, 1500), (6, 96, 20000)]
+SHAPES_HOLDOUT2 = [(1, 120, 10000), (1, 180, 24000), (2, 56, 20000), (2, 120, 6000), (3, 60, 12000),
+                   (4, 56, 10000), (4, 116, 5000), (2, 180, 3000), (8, 60, 2000), (16, 56, 1200),
+                   (3, 120, 16000), (1, 56, 30000),
+                   (2, 64, 16000), (4, 64, 8000), (3, 100, 10000), (6, 40, 6000), (8, 100, 4000),
+                   (12, 48, 2500), (8, 20, 8000), (4, 24, 12000), (2, 36, 20000), (32, 16, 2000),
+                   (6, 200, 3000), (1, 600, 20000)]
 SHAPES_TILES = [(1, L, L) for L in (256, 320, 384, 448, 512, 576, 640, 704, 768, 896, 1024, 1280)] + \
                [(2, 320, 320), (2, 384, 384), (2, 448, 448), (3, 320, 320), (1, 400, 600), (1, 600, 800),
                 (2, 300, 500)]
@@ -44,23 +58,26 @@ SHAPES_TILES = [(1, L, L) for L in (256, 320, 384, 448, 512, 576, 640, 704, 768,
 
 def main():
     args = sys.argv[1:]
-    mode = next((a for a in args if a in ("--m64", "--tiles", "--holdout")), "")
+    mode = next((a for a in args if a in ("--m64", "--tiles", "--holdout", "--holdout2")), "")
     args = [a for a in args if a != mode]
     shapes, default, seed, prefix = {
         "": (SHAPES, "dist/sweep.jsonl", 11, "sweep"),
         "--m64": (SHAPES_M64, "dist/sweep-m64.jsonl", 11, "sweep"),
         "--tiles": (SHAPES_TILES, "dist/tile-sweep.jsonl", 12, "tiles"),
         "--holdout": (SHAPES_HOLDOUT, "dist/holdout.jsonl", 23, "holdout"),
+        "--holdout2": (SHAPES_HOLDOUT2, "dist/holdout2.jsonl", 29, "holdout2"),
     }[mode]
-    jitter = mode == "--holdout"
+    jitter = mode in ("--holdout", "--holdout2")
     out = args[0] if args else default
     rng = random.Random(seed)
     with open(out, "w") as f:
-        for b, q, kv in shapes:
+        for i, (b, q, kv) in enumerate(shapes):
             qs, ks = [q] * b, [kv] * b
             if jitter:
-                qs = [max(1, round(q * (1 + rng.uniform(-0.2, 0.2)))) for _ in range(b)]
-                ks = [max(x, round(kv * (1 + rng.uniform(-0.3, 0.3)))) for x in qs]
+                even = mode == "--holdout2" and i < 12
+                q_jitter, kv_jitter = (0.05, 0.02) if even else (0.2, 0.3)
+                qs = [max(1, round(q * (1 + rng.uniform(-q_jitter, q_jitter)))) for _ in range(b)]
+                ks = [max(x, round(kv * (1 + rng.uniform(-kv_jitter, kv_jitter)))) for x in qs]
             num_pages = sum(ks) + 1000
             perm = list(range(num_pages))
             rng.shuffle(perm)

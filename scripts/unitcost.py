@@ -8,7 +8,7 @@ prints the per-unit account from its counters (g_uc).
         --kernel m128d [--reps 20] [--json out.json]
 
 The kernel is launched directly through the CUDA driver (ctypes), with the
-device-built plan (Params.plan = null) and no split (split_blocks = -1), each
+device-built plan (Params.plan = null) and no split (split_blocks = -1; --split 0 automatic), each
 launch after an L2 flush, like the bench; the output is checked against a
 float32 reference of the first sequences first. The counters are clock64
 cycles of consumer thread 0 (warpgroup 0) and producer thread 0, summed over
@@ -102,6 +102,8 @@ def main():
     ap.add_argument("--kernel", choices=sorted(KERNELS), required=True)
     ap.add_argument("--reps", type=int, default=20)
     ap.add_argument("--json")
+    ap.add_argument("--split", type=int, default=-1,
+                    help="the kernel's split_blocks: -1 never (default), 0 automatic, n chunks of n key blocks")
     a = ap.parse_args()
     import torch  # noqa: E402 (the GPU machine has it; the build machine need not)
 
@@ -156,12 +158,16 @@ def main():
     out = torch.empty(max(total_q, 1), NUM_QO, D, dtype=torch.bfloat16, device=dev)
     lse = torch.empty(max(total_q, 1), NUM_QO, dtype=torch.float32, device=dev)
     ws = torch.zeros(64, dtype=torch.int32, device=dev)
-    scratch = torch.zeros(1024, dtype=torch.float32, device=dev)
+    # Merge slots for --split (a slot per split unit): semaphores, partial lse and O.
+    slots = 2048 if a.split >= 0 else 0
+    sem = torch.zeros(max(slots * 3, 1), dtype=torch.int32, device=dev)
+    part_lse = torch.zeros(max(slots * block_m * 4, 1), dtype=torch.float32, device=dev)  # float2 a row and warpgroup
+    part_o = torch.zeros(max(slots * block_m * D, 1), dtype=torch.float32, device=dev)
     sm = torch.cuda.get_device_properties(0).multi_processor_count
     p = Params(q.data_ptr(), k.data_ptr(), v.data_ptr(), qo_t.data_ptr(), kv_t.data_ptr(), idx_t.data_ptr(),
-               out.data_ptr(), lse.data_ptr(), ws.data_ptr(), ws.data_ptr() + 64, scratch.data_ptr(),
-               scratch.data_ptr(), None, total_q, num_pages, batch, len(idx), GROUP * total_q // block_m + batch,
-               0, -1, w["sm_scale"], w["sm_scale"] * math.log2(math.e))
+               out.data_ptr(), lse.data_ptr(), ws.data_ptr(), sem.data_ptr(), part_lse.data_ptr(),
+               part_o.data_ptr(), None, total_q, num_pages, batch, len(idx), GROUP * total_q // block_m + batch,
+               slots, a.split, w["sm_scale"], w["sm_scale"] * math.log2(math.e))
     grid = per_sm * sm
     args = (ctypes.c_void_p * 1)(ctypes.cast(ctypes.pointer(p), ctypes.c_void_p))
     stream = ctypes.c_void_p(torch.cuda.current_stream().cuda_stream)

@@ -109,8 +109,23 @@ impl TileConfig {
     /// [`M128_DEEP_MIN_KEYS`] up and for one sequence below
     /// [`SINGLE_M128_DEEP_V_MIN_KEYS`], else `M128DeepV`; `M128` for
     /// batches larger than the deep rings' plans ([`M128_DEEP_MAX_BATCH`]);
-    /// `M192` before them where [`TileConfig::prefers_m192`] says so.
+    /// `M192` before them where [`TileConfig::prefers_m192`] says so, which
+    /// needs every sequence's lengths: from the means alone, only for one
+    /// sequence ([`HostPlan`] has them all).
     pub fn choose(total_q: usize, num_kv_indices: usize, batch: usize) -> TileConfig {
+        // One sequence's lengths are its means: m192's rule can be applied.
+        let one = (batch == 1).then(|| SeqLengths::of([(total_q, num_kv_indices)]));
+        TileConfig::choose_for(total_q, num_kv_indices, batch, one.as_ref())
+    }
+
+    /// [`TileConfig::choose`], with the sequences' lengths where the host
+    /// has them (`M192` is chosen only then).
+    fn choose_for(
+        total_q: usize,
+        num_kv_indices: usize,
+        batch: usize,
+        lengths: Option<&SeqLengths>,
+    ) -> TileConfig {
         if batch == 0 {
             return TileConfig::M64;
         }
@@ -124,7 +139,7 @@ impl TileConfig {
             let tile_keys = mean_kv.saturating_sub(mean_q / 2);
             if batch > M128_DEEP_MAX_BATCH {
                 TileConfig::M128
-            } else if TileConfig::prefers_m192(mean_q, mean_kv, batch) {
+            } else if lengths.is_some_and(TileConfig::prefers_m192) {
                 TileConfig::M192
             } else if tile_keys >= M128_DEEP_MIN_KEYS
                 || (batch == 1 && tile_keys < SINGLE_M128_DEEP_V_MIN_KEYS)
@@ -138,47 +153,65 @@ impl TileConfig {
         }
     }
 
-    /// Whether a call of `batch` sequences of `mean_q` queries over `mean_kv`
-    /// keys (at most [`M128_DEEP_MAX_BATCH`]) runs faster on `M192` than on
-    /// the 128-row tiles. Each 128-row tile reads its whole key range, so a
-    /// sequence of few queries over a long cached prefix reads its K/V once
-    /// per tile, and 192-row tiles read it two thirds as often. That pays
-    /// (H200, seventeenth session, call 2: 26 cached-prefix shapes, m192
-    /// forced against the rest) where all of these hold:
+    /// Whether a call of these sequences (at most [`M128_DEEP_MAX_BATCH`])
+    /// runs faster on `M192` than on the 128-row tiles. Each 128-row tile
+    /// reads its whole key range, so a sequence of few queries over a long
+    /// cached prefix reads its K/V once per tile, and 192-row tiles read it
+    /// two thirds as often; but a 192-row unit is 1.5x as long, so uneven
+    /// units balance worse, and its 64-key blocks cost more a FLOP. Fitted
+    /// on the H200 to 26 cached-prefix shapes of even lengths (seventeenth
+    /// session, call 2) and 24 with lengths that differ within a call
+    /// (eighteenth session, call 1), m192 forced against the 128-row tiles;
+    /// it takes m192 where all of these hold:
     /// - the prefix dominates: [`M192_MIN_PREFIX_RATIO`] keys per query (the
     ///   causal rows without a prefix were 1.28x slower at 1024 tokens);
-    /// - 192-row tiles pad no more rows than 128-row ones (16 queries, 96
-    ///   rows, were 13-24% slower);
+    /// - 192-row tiles pad no more rows than 128-row ones, sequence by
+    ///   sequence (16 queries, 96 rows, were 13-24% slower);
     /// - the call is at most [`M192_MAX_TILES128`] 128-row tiles (384 and
-    ///   more were 5-9% slower: the GPU is then busy either way, and
-    ///   m192's 64-key blocks cost more a FLOP);
+    ///   more were 5-9% slower);
+    /// - the units are even: the longest key range at most
+    ///   [`M192_MAX_KEY_SPREAD_PCT`] percent of the shortest prefix (calls
+    ///   of keys within 30% of each other were up to 25% slower);
+    /// - the call is light: the 128-row tiles read at most
+    ///   [`M192_MAX_BLOCKS_PER_CTA`] 128-key blocks per CTA (heavier calls
+    ///   were 0.95-1.06: the tensor cores, not the K/V bytes, set them);
     /// - m192 still fills the GPU's [`M192_WAVE_CTAS`] CTAs: with its tiles
     ///   split into chunks of 1024 keys or more (at most [`MAX_CHUNKS`]),
     ///   there are at least as many units as CTAs (8 tiles of 16 chunks
     ///   were 5% slower); a tile too short to split needs the 128-row tiles
     ///   to take two waves where the 192-row ones take one.
     ///
-    /// Where it held, m192 was 0.76-0.99 of the time (the median 0.90); the
-    /// shapes it leaves out were within 1.5% or faster on the 128-row tiles.
+    /// Where it held, m192 was 0.76-0.94 of the time (12 calls); of the
+    /// calls it leaves out, none was more than 8% faster on m192 (16 x 24
+    /// queries over 3534-6239 keys 0.92).
     ///
     /// [`MAX_CHUNKS`]: crate::units::MAX_CHUNKS
-    pub fn prefers_m192(mean_q: usize, mean_kv: usize, batch: usize) -> bool {
+    pub fn prefers_m192(lengths: &SeqLengths) -> bool {
         use crate::problem::NUM_KV_HEADS;
-        if batch == 0 || batch > M128_DEEP_MAX_BATCH || mean_q == 0 {
+        let (batch, queries, keys) = (lengths.seqs, lengths.queries, lengths.keys);
+        if batch == 0 || batch > M128_DEEP_MAX_BATCH || queries == 0 {
             return false;
         }
-        if mean_kv < M192_MIN_PREFIX_RATIO * mean_q {
+        if keys < M192_MIN_PREFIX_RATIO * queries {
             return false;
         }
-        let rows = GROUP_SIZE * mean_q;
-        let (t128, t192) = (rows.div_ceil(128), rows.div_ceil(192));
-        if t192 * 192 > t128 * 128 {
+        if lengths.tiles192 * 192 > lengths.tiles128 * 128 {
             return false;
         }
-        let (t128, t192) = (t128 * batch * NUM_KV_HEADS, t192 * batch * NUM_KV_HEADS);
+        let (t128, t192) = (
+            lengths.tiles128 * NUM_KV_HEADS,
+            lengths.tiles192 * NUM_KV_HEADS,
+        );
         if t128 > M192_MAX_TILES128 {
             return false;
         }
+        if 100 * lengths.max_keys > M192_MAX_KEY_SPREAD_PCT * lengths.min_prefix {
+            return false;
+        }
+        if lengths.blocks128 * NUM_KV_HEADS > M192_MAX_BLOCKS_PER_CTA * M192_WAVE_CTAS {
+            return false;
+        }
+        let (mean_q, mean_kv) = (queries / batch, keys / batch);
         let chunk_keys = 2 * crate::units::MIN_CHUNK_KEYS as usize;
         let chunks = (mean_kv - mean_q / 2) / chunk_keys;
         if chunks >= 2 {
@@ -186,6 +219,63 @@ impl TileConfig {
         } else {
             t128 > M192_WAVE_CTAS && t192 <= M192_WAVE_CTAS
         }
+    }
+}
+
+/// What [`TileConfig::prefers_m192`] needs of a call's sequences (those with
+/// queries: the others have no tiles), gathered in one pass.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SeqLengths {
+    /// Sequences with queries.
+    pub seqs: usize,
+    /// Their queries.
+    pub queries: usize,
+    /// Their keys.
+    pub keys: usize,
+    /// The longest key range.
+    pub max_keys: usize,
+    /// The shortest cached prefix (keys before a sequence's queries; 0 where
+    /// there are more queries than keys).
+    pub min_prefix: usize,
+    /// 128-row tiles of one kv head.
+    pub tiles128: usize,
+    /// 192-row tiles of one kv head.
+    pub tiles192: usize,
+    /// 128-key blocks that the 128-row tiles of one kv head read (each tile
+    /// taken as reading its sequence's whole key range).
+    pub blocks128: usize,
+}
+
+impl SeqLengths {
+    /// Adds a sequence of `q_len` queries over `kv_len` keys (nothing if it
+    /// has no queries).
+    pub fn add(&mut self, q_len: usize, kv_len: usize) {
+        if q_len == 0 {
+            return;
+        }
+        let prefix = kv_len.saturating_sub(q_len);
+        self.min_prefix = if self.seqs == 0 {
+            prefix
+        } else {
+            self.min_prefix.min(prefix)
+        };
+        self.seqs += 1;
+        self.queries += q_len;
+        self.keys += kv_len;
+        self.max_keys = self.max_keys.max(kv_len);
+        let rows = GROUP_SIZE * q_len;
+        self.tiles128 += rows.div_ceil(128);
+        self.tiles192 += rows.div_ceil(192);
+        self.blocks128 += rows.div_ceil(128) * kv_len.div_ceil(128);
+    }
+
+    /// The summary of `(q_len, kv_len)` pairs.
+    pub fn of(lengths: impl IntoIterator<Item = (usize, usize)>) -> SeqLengths {
+        let mut s = SeqLengths::default();
+        for (q, kv) in lengths {
+            s.add(q, kv);
+        }
+        s
     }
 }
 
@@ -250,17 +340,15 @@ impl HostPlan {
             check_len("kv_indices", dims.num_kv_indices, idx.len())?;
             check_page_ids(dims, idx)?;
         }
-        // Means over the sequences with queries (the others have no tiles).
-        let (mut with_queries, mut queries, mut keys) = (0usize, 0usize, 0usize);
-        for (q, k) in qo_indptr.windows(2).zip(kv_indptr.windows(2)) {
-            let (q_len, kv_len) = ((q[1] - q[0]) as usize, (k[1] - k[0]) as usize);
-            if q_len > 0 {
-                with_queries += 1;
-                queries += q_len;
-                keys += kv_len;
-            }
-        }
-        let mut config = TileConfig::choose(queries, keys, with_queries);
+        // The sequences with queries (the others have no tiles).
+        let lengths = SeqLengths::of(
+            qo_indptr
+                .windows(2)
+                .zip(kv_indptr.windows(2))
+                .map(|(q, k)| ((q[1] - q[0]) as usize, (k[1] - k[0]) as usize)),
+        );
+        let mut config =
+            TileConfig::choose_for(lengths.queries, lengths.keys, lengths.seqs, Some(&lengths));
         // The deep rings' plan holds the call's sequences, empty ones too:
         // above that they would run without a plan (no split, no sort).
         if matches!(
@@ -339,6 +427,20 @@ pub const M192_MAX_TILES128: usize = 192;
 /// (one per SM), as [`TileConfig::prefers_m192`] counts waves.
 pub const M192_WAVE_CTAS: usize = 132;
 
+/// How much longer than the shortest cached prefix the longest key range of
+/// a call that [`TileConfig::prefers_m192`] gives to `M192` may be, in
+/// percent. Its wins had even lengths (one sequence, or prefixes within
+/// 14%: 2 x 512 queries over 4096 keys 0.89); calls whose keys differed by
+/// 27-80% were 1.02-1.25x slower (eighteenth session, call 1: 5 x 64
+/// queries over 6356-11659 keys 1.05, 6 x 50 over 5205-8825 1.25).
+pub const M192_MAX_KEY_SPREAD_PCT: usize = 115;
+
+/// Most 128-key blocks per CTA (of [`M192_WAVE_CTAS`]) that the 128-row
+/// tiles of a call [`TileConfig::prefers_m192`] gives to `M192` read: its
+/// wins read 12-47 (0.76-0.94); from 78 up it was 0.95-1.06 (one sequence
+/// of 814 queries over 8447 keys 1.05, 8 x 128 over 8192 0.95).
+pub const M192_MAX_BLOCKS_PER_CTA: usize = 64;
+
 /// First tile index of sequence `b`, given `qo_indptr[b]`.
 pub fn tile_start(qo_start: usize, b: usize, block_m: usize) -> usize {
     GROUP_SIZE * qo_start / block_m + b
@@ -368,10 +470,18 @@ mod tests {
         assert_eq!(TileConfig::choose(1000, 1010, 2), TileConfig::M128DeepV);
         // More queries than keys: the tiles see few keys, m64.
         assert_eq!(TileConfig::choose(4800, 1678, 8), TileConfig::M64);
-        // A cached prefix: few queries over many keys, m192 (prefers_m192);
-        // with more tiles, m128 (tiles of 4032 keys: the deep ring); one
-        // query, m64.
-        assert_eq!(TileConfig::choose(512, 16384, 4), TileConfig::M192);
+        // A cached prefix: few queries over many keys, the deep ring (m192
+        // needs the sequences' lengths: the host plan); with more tiles too;
+        // one query, m64.
+        assert_eq!(TileConfig::choose(512, 16384, 4), TileConfig::M128Deep);
+        let even = HostPlan::new(
+            &Dims::new(512, 16384, 4, 16384),
+            &[0, 128, 256, 384, 512],
+            &[0, 4096, 8192, 12288, 16384],
+            None,
+        )
+        .unwrap();
+        assert_eq!(even.config, TileConfig::M192);
         assert_eq!(TileConfig::choose(2048, 65536, 16), TileConfig::M128Deep);
         assert_eq!(TileConfig::choose(128, 65536, 128), TileConfig::M64);
         // The same tiles in more sequences than the deep ring's plan holds.
@@ -464,11 +574,13 @@ mod tests {
         assert_eq!(empty.config, TileConfig::M64);
     }
 
-    /// `M192` where it was measured faster (seventeenth session, call 2),
-    /// and not where it was slower or within 1.5%.
+    /// `M192` where it was measured faster (seventeenth session, call 2;
+    /// eighteenth session, call 1), and not where it was slower or within
+    /// 1.5%.
     #[test]
-    fn choose_picks_m192_on_the_measured_shapes() {
-        // (batch, queries, keys) per sequence.
+    fn prefers_m192_on_the_measured_shapes() {
+        let even = |b: usize, q: usize, kv: usize| SeqLengths::of(vec![(q, kv); b]);
+        // (batch, queries, keys) per sequence: even lengths.
         let faster = [
             (4, 64, 16384),
             (2, 64, 32768),
@@ -480,8 +592,7 @@ mod tests {
             (1, 128, 16384),
             (4, 128, 4096),
             (2, 256, 4096),
-            (8, 128, 8192),
-            (1, 512, 16384),
+            (1, 112, 15230),
         ];
         let not = [
             (4, 64, 4096),
@@ -490,7 +601,6 @@ mod tests {
             (16, 128, 1024),
             (2, 32, 16384),
             (8, 256, 1024),
-            (32, 152, 2400),
             (8, 16, 4096),
             (4, 16, 32768),
             (16, 16, 16384),
@@ -498,37 +608,75 @@ mod tests {
             (1, 2048, 2048),
             (16, 2048, 2048),
             (1, 32768, 32768),
+            (1, 814, 8447),
+            // 0.95 on m192, left to the 128-row tiles: heavy calls.
+            (8, 128, 8192),
+            (1, 512, 16384),
         ];
         for (b, q, kv) in faster {
-            assert_eq!(
-                TileConfig::choose(b * q, b * kv, b),
-                TileConfig::M192,
+            assert!(
+                TileConfig::prefers_m192(&even(b, q, kv)),
                 "{b} x ({q}, {kv})"
             );
         }
         for (b, q, kv) in not {
-            assert_ne!(
-                TileConfig::choose(b * q, b * kv, b),
-                TileConfig::M192,
+            assert!(
+                !TileConfig::prefers_m192(&even(b, q, kv)),
                 "{b} x ({q}, {kv})"
+            );
+        }
+        // Lengths that differ within the call (1.02-1.25x slower on m192).
+        let uneven: [&[(usize, usize)]; 5] = [
+            &[(50, 23994), (54, 36140)],
+            &[(61, 6709), (61, 9244), (59, 11659), (52, 6721), (75, 6356)],
+            &[
+                (41, 7752),
+                (52, 8087),
+                (55, 8100),
+                (59, 8825),
+                (46, 7791),
+                (58, 5205),
+            ],
+            &[(198, 22112), (165, 22207)],
+            &[
+                (90, 21911),
+                (95, 20847),
+                (98, 25290),
+                (82, 25172),
+                (81, 21995),
+                (83, 19911),
+            ],
+        ];
+        for l in uneven {
+            assert!(
+                !TileConfig::prefers_m192(&SeqLengths::of(l.iter().copied())),
+                "{l:?}"
             );
         }
         // Never above the deep rings' plan, nor for short sequences.
         for batch in [65, 300] {
             for mean_q in [16, 64, 512] {
+                assert!(!TileConfig::prefers_m192(&even(batch, mean_q, 32768)));
                 let c = TileConfig::choose(batch * mean_q, batch * 32768, batch);
                 assert_ne!(c, TileConfig::M192);
             }
         }
-        // The host plan's means leave out the sequence without queries.
+        // From the means alone, one sequence only.
+        assert_eq!(TileConfig::choose(128, 16384, 1), TileConfig::M192);
+        assert_ne!(TileConfig::choose(256, 8192, 2), TileConfig::M192);
+        // The host plan leaves out the sequence without queries.
         let qo = [0, 64, 64, 128];
         let kv = [0, 16384, 16400, 32784];
         let d = Dims::new(128, 32784, 3, 32784);
-        assert_ne!(TileConfig::choose(128, 32784, 3), TileConfig::M192);
         assert_eq!(
             HostPlan::new(&d, &qo, &kv, None).unwrap().config,
             TileConfig::M192
         );
+        let lengths = SeqLengths::of([(64, 16384), (0, 16), (64, 16384)]);
+        assert_eq!(lengths, SeqLengths::of(vec![(64, 16384); 2]));
+        assert_eq!(lengths.min_prefix, 16320);
+        // A sequence of more queries than keys has no prefix.
+        assert_eq!(SeqLengths::of([(100, 50), (10, 5000)]).min_prefix, 0);
     }
 
     /// Every sequence's tile range holds the tiles it needs, for any lengths.
