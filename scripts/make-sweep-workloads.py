@@ -15,6 +15,8 @@ differently.
                                                            # call 5: dist/holdout.jsonl
     python3 scripts/make-sweep-workloads.py --holdout2 [OUT]  # the eighteenth session's
                                                            # call 2: dist/holdout2.jsonl
+    python3 scripts/make-sweep-workloads.py --holdout3 [OUT]  # call 3: dist/holdout3.jsonl
+    python3 scripts/make-sweep-workloads.py --holdout4 [OUT]  # call 4's draw: dist/holdout4-all.jsonl
 
 --tiles: calls of 1-3 sequences of 256-1280 tokens (kv_len == q_len, and a
 few with a short cached prefix), whose m128 tiles fit in about one wave of
@@ -30,6 +32,18 @@ eighteenth session): 24 calls. The first twelve are calls the refitted
 rule can take: queries within 5% of a nominal whose 192-row tiles pad no
 more than 128-row ones, keys within 2% (a shared prefix of about one
 length); the others have queries within 20% and keys within 30%.
+
+--holdout3: a third, after the refit was checked on the second: 18 calls
+the refitted rule can take or nearly (queries within 5% of such a nominal;
+keys within 2% in the first twelve, within 8% in the other six, whose key
+spread and blocks per CTA sit near the rule's limits).
+
+--holdout4: a fourth, for the rule that models both configurations' plans
+(fitted on the three before): random shapes (1-24 sequences, 20-300
+queries over 1500-28000 keys, at least 8 keys a query), queries and keys
+within 10% of the nominal, 379 calls (the eighteenth session's call 4 took
+the first 12 the rule gives to m192 and the first 12 it does not:
+`bench-results/h200-v24-session/prepare4.sh`).
 """
 import json
 import random
@@ -51,6 +65,12 @@ SHAPES_HOLDOUT2 = [(1, 120, 10000), (1, 180, 24000), (2, 56, 20000), (2, 120, 60
                    (2, 64, 16000), (4, 64, 8000), (3, 100, 10000), (6, 40, 6000), (8, 100, 4000),
                    (12, 48, 2500), (8, 20, 8000), (4, 24, 12000), (2, 36, 20000), (32, 16, 2000),
                    (6, 200, 3000), (1, 600, 20000)]
+SHAPES_HOLDOUT3 = [(1, 60, 20000), (1, 116, 6000), (1, 186, 12000), (2, 60, 9000), (2, 116, 12000),
+                   (3, 56, 6000), (3, 120, 3000), (4, 60, 4000), (6, 56, 3000), (8, 56, 6000),
+                   (12, 60, 1500), (6, 120, 1500),
+                   (2, 60, 30000), (3, 116, 8000), (4, 56, 16000), (2, 120, 16000), (8, 60, 4000),
+                   (1, 250, 12000)]
+HOLDOUT4_DRAW = 400
 SHAPES_TILES = [(1, L, L) for L in (256, 320, 384, 448, 512, 576, 640, 704, 768, 896, 1024, 1280)] + \
                [(2, 320, 320), (2, 384, 384), (2, 448, 448), (3, 320, 320), (1, 400, 600), (1, 600, 800),
                 (2, 300, 500)]
@@ -58,7 +78,7 @@ SHAPES_TILES = [(1, L, L) for L in (256, 320, 384, 448, 512, 576, 640, 704, 768,
 
 def main():
     args = sys.argv[1:]
-    mode = next((a for a in args if a in ("--m64", "--tiles", "--holdout", "--holdout2")), "")
+    mode = next((a for a in args if a in ("--m64", "--tiles", "--holdout", "--holdout2", "--holdout3", "--holdout4")), "")
     args = [a for a in args if a != mode]
     shapes, default, seed, prefix = {
         "": (SHAPES, "dist/sweep.jsonl", 11, "sweep"),
@@ -66,16 +86,30 @@ def main():
         "--tiles": (SHAPES_TILES, "dist/tile-sweep.jsonl", 12, "tiles"),
         "--holdout": (SHAPES_HOLDOUT, "dist/holdout.jsonl", 23, "holdout"),
         "--holdout2": (SHAPES_HOLDOUT2, "dist/holdout2.jsonl", 29, "holdout2"),
+        "--holdout3": (SHAPES_HOLDOUT3, "dist/holdout3.jsonl", 31, "holdout3"),
+        "--holdout4": ([], "dist/holdout4-all.jsonl", 41, "holdout4"),
     }[mode]
-    jitter = mode in ("--holdout", "--holdout2")
+    if mode == "--holdout4":
+        draw = random.Random(37)
+        for _ in range(HOLDOUT4_DRAW):
+            b = draw.choice([1, 1, 2, 2, 3, 4, 5, 6, 8, 10, 12, 16, 24])
+            q, kv = draw.randint(20, 300), draw.choice([1500, 2500, 4000, 6000, 9000, 12000, 16000, 20000, 28000])
+            if kv >= 8 * q and (b, q, kv) not in shapes:
+                shapes.append((b, q, kv))
+    jitter = mode in ("--holdout", "--holdout2", "--holdout3", "--holdout4")
     out = args[0] if args else default
     rng = random.Random(seed)
     with open(out, "w") as f:
         for i, (b, q, kv) in enumerate(shapes):
             qs, ks = [q] * b, [kv] * b
             if jitter:
-                even = mode == "--holdout2" and i < 12
-                q_jitter, kv_jitter = (0.05, 0.02) if even else (0.2, 0.3)
+                q_jitter, kv_jitter = (0.2, 0.3)
+                if mode == "--holdout2" and i < 12:
+                    q_jitter, kv_jitter = (0.05, 0.02)
+                elif mode == "--holdout4":
+                    q_jitter, kv_jitter = (0.1, 0.1)
+                elif mode == "--holdout3":
+                    q_jitter, kv_jitter = (0.05, 0.02 if i < 12 else 0.08)
                 qs = [max(1, round(q * (1 + rng.uniform(-q_jitter, q_jitter)))) for _ in range(b)]
                 ks = [max(x, round(kv * (1 + rng.uniform(-kv_jitter, kv_jitter)))) for x in qs]
             num_pages = sum(ks) + 1000

@@ -117,7 +117,7 @@ CASES = {
     "empty_seqs": ([0, 90, 0, 7], [12, 90, 3, 0]),
     "many_short": ([3] * 100, [17] * 100),
     "long": ([2048], [4096]),
-    "long_prefix": ([128], [16384]),  # m192 (TileConfig::prefers_m192)
+    "long_prefix": ([256], [16384]),  # m192 (TileConfig::prefers_m192)
 }
 
 

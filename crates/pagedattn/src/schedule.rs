@@ -114,17 +114,22 @@ impl TileConfig {
     /// sequence ([`HostPlan`] has them all).
     pub fn choose(total_q: usize, num_kv_indices: usize, batch: usize) -> TileConfig {
         // One sequence's lengths are its means: m192's rule can be applied.
-        let one = (batch == 1).then(|| SeqLengths::of([(total_q, num_kv_indices)]));
-        TileConfig::choose_for(total_q, num_kv_indices, batch, one.as_ref())
+        let (q, kv) = (
+            total_q.min(i32::MAX as usize) as i32,
+            num_kv_indices.min(i32::MAX as usize) as i32,
+        );
+        let one = ([0, q], [0, kv]);
+        let indptrs = (batch == 1).then_some((&one.0[..], &one.1[..]));
+        TileConfig::choose_for(total_q, num_kv_indices, batch, indptrs)
     }
 
-    /// [`TileConfig::choose`], with the sequences' lengths where the host
-    /// has them (`M192` is chosen only then).
+    /// [`TileConfig::choose`], with the indptrs where the host has them
+    /// (`M192` is chosen only then).
     fn choose_for(
         total_q: usize,
         num_kv_indices: usize,
         batch: usize,
-        lengths: Option<&SeqLengths>,
+        indptrs: Option<(&[i32], &[i32])>,
     ) -> TileConfig {
         if batch == 0 {
             return TileConfig::M64;
@@ -139,7 +144,7 @@ impl TileConfig {
             let tile_keys = mean_kv.saturating_sub(mean_q / 2);
             if batch > M128_DEEP_MAX_BATCH {
                 TileConfig::M128
-            } else if lengths.is_some_and(TileConfig::prefers_m192) {
+            } else if indptrs.is_some_and(|(qo, kv)| TileConfig::prefers_m192(qo, kv)) {
                 TileConfig::M192
             } else if tile_keys >= M128_DEEP_MIN_KEYS
                 || (batch == 1 && tile_keys < SINGLE_M128_DEEP_V_MIN_KEYS)
@@ -153,127 +158,121 @@ impl TileConfig {
         }
     }
 
-    /// Whether a call of these sequences (at most [`M128_DEEP_MAX_BATCH`])
-    /// runs faster on `M192` than on the 128-row tiles. Each 128-row tile
-    /// reads its whole key range, so a sequence of few queries over a long
-    /// cached prefix reads its K/V once per tile, and 192-row tiles read it
-    /// two thirds as often; but a 192-row unit is 1.5x as long, so uneven
-    /// units balance worse, and its 64-key blocks cost more a FLOP. Fitted
-    /// on the H200 to 26 cached-prefix shapes of even lengths (seventeenth
-    /// session, call 2) and 24 with lengths that differ within a call
-    /// (eighteenth session, call 1), m192 forced against the 128-row tiles;
-    /// it takes m192 where all of these hold:
-    /// - the prefix dominates: [`M192_MIN_PREFIX_RATIO`] keys per query (the
-    ///   causal rows without a prefix were 1.28x slower at 1024 tokens);
-    /// - 192-row tiles pad no more rows than 128-row ones, sequence by
-    ///   sequence (16 queries, 96 rows, were 13-24% slower);
-    /// - the call is at most [`M192_MAX_TILES128`] 128-row tiles (384 and
-    ///   more were 5-9% slower);
-    /// - the units are even: the longest key range at most
-    ///   [`M192_MAX_KEY_SPREAD_PCT`] percent of the shortest prefix (calls
-    ///   of keys within 30% of each other were up to 25% slower);
-    /// - the call is light: the 128-row tiles read at most
-    ///   [`M192_MAX_BLOCKS_PER_CTA`] 128-key blocks per CTA (heavier calls
-    ///   were 0.95-1.06: the tensor cores, not the K/V bytes, set them);
-    /// - m192 still fills the GPU's [`M192_WAVE_CTAS`] CTAs: with its tiles
-    ///   split into chunks of 1024 keys or more (at most [`MAX_CHUNKS`]),
-    ///   there are at least as many units as CTAs (8 tiles of 16 chunks
-    ///   were 5% slower); a tile too short to split needs the 128-row tiles
-    ///   to take two waves where the 192-row ones take one.
+    /// Whether a call of these sequences (`qo_indptr`, `kv_indptr`: valid,
+    /// as [`HostPlan::new`] checks them) runs faster on `M192` than on the
+    /// 128-row tiles. Each 128-row tile reads its whole key range, so a
+    /// sequence of few queries over a long cached prefix reads its K/V once
+    /// per tile; 192-row tiles read it two thirds as often, but each of
+    /// their units is 1.5x as long and a split tile's merge reads 1.5x the
+    /// rows. Which wins is a matter of how the units fill the CTAs, so the
+    /// rule models both configurations' plans ([`UnitPlan`], with the
+    /// automatic split each would make on an H200's [`M192_WAVE_CTAS`]
+    /// CTAs): each unit costs its rows times its keys plus
+    /// [`M192_MODEL_UNIT_KEYS`], each chunk of a split tile
+    /// [`M192_MODEL_CHUNK_KEYS`] more per chunk of its tile, the units go
+    /// longest first to the least loaded CTA, and m192 is taken where its
+    /// busiest CTA's total is below [`M192_MODEL_MAX_RATIO_PCT`] percent of
+    /// the 128-row tiles'. Outside the model, where it was not measured or
+    /// lost: more than [`M128_DEEP_MAX_BATCH`] sequences (the plan's
+    /// limit), fewer than [`M192_MIN_PREFIX_RATIO`] keys a query, more than
+    /// [`M192_MAX_TILES128`] 128-row tiles.
     ///
-    /// Where it held, m192 was 0.76-0.94 of the time (12 calls); of the
-    /// calls it leaves out, none was more than 8% faster on m192 (16 x 24
-    /// queries over 3534-6239 keys 0.92).
+    /// Fitted on the H200 to 92 cached-prefix calls, m192 forced against
+    /// the rest (seventeenth session call 2, eighteenth session calls 1-3):
+    /// it takes 29, all faster (0.69-0.96, geomean 0.86); of those it
+    /// leaves, none was more than 10% faster on m192. Thresholds alone
+    /// (padding, key spread, blocks per CTA) lost 14% on calls where the
+    /// 128-row tiles already fit one wave and m192's units were longer.
     ///
-    /// [`MAX_CHUNKS`]: crate::units::MAX_CHUNKS
-    pub fn prefers_m192(lengths: &SeqLengths) -> bool {
+    /// [`UnitPlan`]: crate::units::UnitPlan
+    pub fn prefers_m192(qo_indptr: &[i32], kv_indptr: &[i32]) -> bool {
         use crate::problem::NUM_KV_HEADS;
-        let (batch, queries, keys) = (lengths.seqs, lengths.queries, lengths.keys);
-        if batch == 0 || batch > M128_DEEP_MAX_BATCH || queries == 0 {
-            return false;
-        }
-        if keys < M192_MIN_PREFIX_RATIO * queries {
-            return false;
-        }
-        if lengths.tiles192 * 192 > lengths.tiles128 * 128 {
-            return false;
-        }
-        let (t128, t192) = (
-            lengths.tiles128 * NUM_KV_HEADS,
-            lengths.tiles192 * NUM_KV_HEADS,
+        let lengths = SeqLengths::of(
+            qo_indptr
+                .windows(2)
+                .zip(kv_indptr.windows(2))
+                .map(|(q, k)| ((q[1] - q[0]).max(0) as usize, (k[1] - k[0]).max(0) as usize)),
         );
-        if t128 > M192_MAX_TILES128 {
+        if lengths.seqs == 0
+            || lengths.seqs > M128_DEEP_MAX_BATCH
+            || lengths.keys < M192_MIN_PREFIX_RATIO * lengths.queries
+            || lengths.tiles128 * NUM_KV_HEADS > M192_MAX_TILES128
+        {
             return false;
         }
-        if 100 * lengths.max_keys > M192_MAX_KEY_SPREAD_PCT * lengths.min_prefix {
-            return false;
-        }
-        if lengths.blocks128 * NUM_KV_HEADS > M192_MAX_BLOCKS_PER_CTA * M192_WAVE_CTAS {
-            return false;
-        }
-        let (mean_q, mean_kv) = (queries / batch, keys / batch);
-        let chunk_keys = 2 * crate::units::MIN_CHUNK_KEYS as usize;
-        let chunks = (mean_kv - mean_q / 2) / chunk_keys;
-        if chunks >= 2 {
-            t192 * chunks.min(crate::units::MAX_CHUNKS as usize) >= M192_WAVE_CTAS
-        } else {
-            t128 > M192_WAVE_CTAS && t192 <= M192_WAVE_CTAS
-        }
+        let span = |config| modelled_span(config, qo_indptr, kv_indptr);
+        100 * span(TileConfig::M192) < M192_MODEL_MAX_RATIO_PCT * span(TileConfig::M128Deep)
     }
 }
 
-/// What [`TileConfig::prefers_m192`] needs of a call's sequences (those with
-/// queries: the others have no tiles), gathered in one pass.
+/// [`TileConfig::prefers_m192`]'s model: the busiest CTA's cost (rows x
+/// keys) when `config`'s units, as its plan cuts them, go longest first to
+/// the least loaded of [`M192_WAVE_CTAS`] CTAs.
+fn modelled_span(config: TileConfig, qo_indptr: &[i32], kv_indptr: &[i32]) -> i64 {
+    use crate::units::{PlanInputs, UnitPlan};
+    use std::cmp::Reverse;
+    use std::collections::BinaryHeap;
+    let (bm, bn) = (config.block_m() as i64, config.block_n() as i64);
+    let (total_q, keys) = (
+        *qo_indptr.last().unwrap_or(&0) as usize,
+        *kv_indptr.last().unwrap_or(&0) as usize,
+    );
+    let plan = UnitPlan::new(&PlanInputs {
+        config,
+        qo_indptr,
+        kv_indptr,
+        total_q,
+        num_kv_indices: keys,
+        grid: M192_WAVE_CTAS,
+        split: SplitPolicy::Auto,
+        partial_slots: crate::units::merge_slots(config, M192_WAVE_CTAS),
+    });
+    let mut costs: Vec<i64> = plan
+        .units
+        .iter()
+        .map(|u| {
+            let keys = (u.blk_hi - u.blk_lo) as i64 * bn + M192_MODEL_UNIT_KEYS;
+            let merge = if u.n_chunks > 1 {
+                M192_MODEL_CHUNK_KEYS * u.n_chunks as i64
+            } else {
+                0
+            };
+            bm * (keys + merge)
+        })
+        .collect();
+    costs.sort_unstable_by(|a, b| b.cmp(a));
+    let mut ctas: BinaryHeap<Reverse<i64>> = (0..M192_WAVE_CTAS).map(|_| Reverse(0)).collect();
+    for c in costs {
+        if let Some(Reverse(least)) = ctas.pop() {
+            ctas.push(Reverse(least + c));
+        }
+    }
+    ctas.into_iter().map(|Reverse(t)| t).max().unwrap_or(0)
+}
+
+/// What [`HostPlan`] and [`TileConfig::prefers_m192`] take of a call's
+/// sequences (those with queries: the others have no tiles), in one pass.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct SeqLengths {
+struct SeqLengths {
     /// Sequences with queries.
-    pub seqs: usize,
+    seqs: usize,
     /// Their queries.
-    pub queries: usize,
+    queries: usize,
     /// Their keys.
-    pub keys: usize,
-    /// The longest key range.
-    pub max_keys: usize,
-    /// The shortest cached prefix (keys before a sequence's queries; 0 where
-    /// there are more queries than keys).
-    pub min_prefix: usize,
+    keys: usize,
     /// 128-row tiles of one kv head.
-    pub tiles128: usize,
-    /// 192-row tiles of one kv head.
-    pub tiles192: usize,
-    /// 128-key blocks that the 128-row tiles of one kv head read (each tile
-    /// taken as reading its sequence's whole key range).
-    pub blocks128: usize,
+    tiles128: usize,
 }
 
 impl SeqLengths {
-    /// Adds a sequence of `q_len` queries over `kv_len` keys (nothing if it
-    /// has no queries).
-    pub fn add(&mut self, q_len: usize, kv_len: usize) {
-        if q_len == 0 {
-            return;
-        }
-        let prefix = kv_len.saturating_sub(q_len);
-        self.min_prefix = if self.seqs == 0 {
-            prefix
-        } else {
-            self.min_prefix.min(prefix)
-        };
-        self.seqs += 1;
-        self.queries += q_len;
-        self.keys += kv_len;
-        self.max_keys = self.max_keys.max(kv_len);
-        let rows = GROUP_SIZE * q_len;
-        self.tiles128 += rows.div_ceil(128);
-        self.tiles192 += rows.div_ceil(192);
-        self.blocks128 += rows.div_ceil(128) * kv_len.div_ceil(128);
-    }
-
     /// The summary of `(q_len, kv_len)` pairs.
-    pub fn of(lengths: impl IntoIterator<Item = (usize, usize)>) -> SeqLengths {
+    fn of(lengths: impl IntoIterator<Item = (usize, usize)>) -> SeqLengths {
         let mut s = SeqLengths::default();
-        for (q, kv) in lengths {
-            s.add(q, kv);
+        for (q_len, kv_len) in lengths.into_iter().filter(|&(q, _)| q > 0) {
+            s.seqs += 1;
+            s.queries += q_len;
+            s.keys += kv_len;
+            s.tiles128 += (GROUP_SIZE * q_len).div_ceil(128);
         }
         s
     }
@@ -347,8 +346,12 @@ impl HostPlan {
                 .zip(kv_indptr.windows(2))
                 .map(|(q, k)| ((q[1] - q[0]) as usize, (k[1] - k[0]) as usize)),
         );
-        let mut config =
-            TileConfig::choose_for(lengths.queries, lengths.keys, lengths.seqs, Some(&lengths));
+        let mut config = TileConfig::choose_for(
+            lengths.queries,
+            lengths.keys,
+            lengths.seqs,
+            Some((qo_indptr, kv_indptr)),
+        );
         // The deep rings' plan holds the call's sequences, empty ones too:
         // above that they would run without a plan (no split, no sort).
         if matches!(
@@ -427,19 +430,22 @@ pub const M192_MAX_TILES128: usize = 192;
 /// (one per SM), as [`TileConfig::prefers_m192`] counts waves.
 pub const M192_WAVE_CTAS: usize = 132;
 
-/// How much longer than the shortest cached prefix the longest key range of
-/// a call that [`TileConfig::prefers_m192`] gives to `M192` may be, in
-/// percent. Its wins had even lengths (one sequence, or prefixes within
-/// 14%: 2 x 512 queries over 4096 keys 0.89); calls whose keys differed by
-/// 27-80% were 1.02-1.25x slower (eighteenth session, call 1: 5 x 64
-/// queries over 6356-11659 keys 1.05, 6 x 50 over 5205-8825 1.25).
-pub const M192_MAX_KEY_SPREAD_PCT: usize = 115;
+/// What a work unit costs [`TileConfig::prefers_m192`]'s model beyond its
+/// keys, in keys of its rows: its start and end (about one 128-key block,
+/// as `units::UNIT_COST_BLOCKS128` counts it).
+pub const M192_MODEL_UNIT_KEYS: i64 = 128;
 
-/// Most 128-key blocks per CTA (of [`M192_WAVE_CTAS`]) that the 128-row
-/// tiles of a call [`TileConfig::prefers_m192`] gives to `M192` read: its
-/// wins read 12-47 (0.76-0.94); from 78 up it was 0.95-1.06 (one sequence
-/// of 814 queries over 8447 keys 1.05, 8 x 128 over 8192 0.95).
-pub const M192_MAX_BLOCKS_PER_CTA: usize = 64;
+/// What each chunk of a split tile adds to every chunk's cost in
+/// [`TileConfig::prefers_m192`]'s model, in keys of its rows: the merge
+/// reads every chunk's partial output, so a tile of many chunks costs its
+/// merging CTA in proportion (one sequence of 184 queries over 24169 keys
+/// in 16 192-row chunks was 1.15x slower than in 3 128-row ones).
+pub const M192_MODEL_CHUNK_KEYS: i64 = 128;
+
+/// [`TileConfig::prefers_m192`] takes `M192` where its modelled busiest CTA
+/// is below this percentage of the 128-row tiles' (0.93: the model's
+/// ratios of 0.93-0.97 included calls 2-7% slower on m192).
+pub const M192_MODEL_MAX_RATIO_PCT: i64 = 93;
 
 /// First tile index of sequence `b`, given `qo_indptr[b]`.
 pub fn tile_start(qo_start: usize, b: usize, block_m: usize) -> usize {
@@ -534,11 +540,11 @@ mod tests {
         // One long sequence among empty ones: a deep ring or m192 only
         // while its plan holds the call's sequences.
         let lone = |batch: usize, kv_len: i32| {
-            let qo: Vec<i32> = (0..=batch).map(|b| if b == 0 { 0 } else { 128 }).collect();
+            let qo: Vec<i32> = (0..=batch).map(|b| if b == 0 { 0 } else { 256 }).collect();
             let kv: Vec<i32> = (0..=batch)
                 .map(|b| if b == 0 { 0 } else { kv_len })
                 .collect();
-            let dims = Dims::new(128, kv_len as usize, batch, kv_len as usize);
+            let dims = Dims::new(256, kv_len as usize, batch, kv_len as usize);
             HostPlan::new(&dims, &qo, &kv, None).unwrap().config
         };
         assert_eq!(lone(64, 16384), TileConfig::M192);
@@ -575,11 +581,23 @@ mod tests {
     }
 
     /// `M192` where it was measured faster (seventeenth session, call 2;
-    /// eighteenth session, call 1), and not where it was slower or within
-    /// 1.5%.
+    /// eighteenth session, calls 1-3), and not where it was slower or
+    /// within 1.5%.
     #[test]
     fn prefers_m192_on_the_measured_shapes() {
-        let even = |b: usize, q: usize, kv: usize| SeqLengths::of(vec![(q, kv); b]);
+        let indptrs = |lens: &[(i32, i32)]| {
+            let (mut qo, mut kv) = (vec![0], vec![0]);
+            for &(q, k) in lens {
+                qo.push(qo.last().unwrap() + q);
+                kv.push(kv.last().unwrap() + k);
+            }
+            (qo, kv)
+        };
+        let prefers = |lens: &[(i32, i32)]| {
+            let (qo, kv) = indptrs(lens);
+            TileConfig::prefers_m192(&qo, &kv)
+        };
+        let even = |b: usize, q: i32, kv: i32| vec![(q, kv); b];
         // (batch, queries, keys) per sequence: even lengths.
         let faster = [
             (4, 64, 16384),
@@ -589,13 +607,12 @@ mod tests {
             (1, 128, 32768),
             (2, 512, 4096),
             (1, 256, 8192),
-            (1, 128, 16384),
             (4, 128, 4096),
             (2, 256, 4096),
-            (1, 112, 15230),
+            (8, 128, 8192),
+            (1, 512, 16384),
         ];
         let not = [
-            (4, 64, 4096),
             (8, 32, 4096),
             (1, 1000, 8000),
             (16, 128, 1024),
@@ -608,25 +625,28 @@ mod tests {
             (1, 2048, 2048),
             (16, 2048, 2048),
             (1, 32768, 32768),
-            (1, 814, 8447),
-            // 0.95 on m192, left to the 128-row tiles: heavy calls.
-            (8, 128, 8192),
-            (1, 512, 16384),
+            (1, 1024, 8192),
+            (1, 512, 32768),
+            (65, 64, 16384),
         ];
         for (b, q, kv) in faster {
-            assert!(
-                TileConfig::prefers_m192(&even(b, q, kv)),
-                "{b} x ({q}, {kv})"
-            );
+            assert!(prefers(&even(b, q, kv)), "{b} x ({q}, {kv})");
         }
         for (b, q, kv) in not {
-            assert!(
-                !TileConfig::prefers_m192(&even(b, q, kv)),
-                "{b} x ({q}, {kv})"
-            );
+            assert!(!prefers(&even(b, q, kv)), "{b} x ({q}, {kv})");
         }
-        // Lengths that differ within the call (1.02-1.25x slower on m192).
-        let uneven: [&[(usize, usize)]; 5] = [
+        // Held out, lengths that differ within the call: faster on m192 ...
+        let faster: [&[(i32, i32)]; 3] = [
+            &[(57, 20002), (54, 19998)],
+            &[(55, 10089), (55, 9984), (55, 9949), (56, 10000)],
+            &[(59, 32316), (63, 31046)],
+        ];
+        for l in faster {
+            assert!(prefers(l), "{l:?}");
+        }
+        // ... and 1.02-1.25x slower, among them the 128-row tiles in one
+        // wave where m192's units are longer (the last three).
+        let slower: [&[(i32, i32)]; 8] = [
             &[(50, 23994), (54, 36140)],
             &[(61, 6709), (61, 9244), (59, 11659), (52, 6721), (75, 6356)],
             &[
@@ -646,37 +666,24 @@ mod tests {
                 (81, 21995),
                 (83, 19911),
             ],
+            &[(184, 24169)],
+            &[(191, 11778)],
+            &[(58, 11869), (59, 12073), (52, 11847)],
         ];
-        for l in uneven {
-            assert!(
-                !TileConfig::prefers_m192(&SeqLengths::of(l.iter().copied())),
-                "{l:?}"
-            );
-        }
-        // Never above the deep rings' plan, nor for short sequences.
-        for batch in [65, 300] {
-            for mean_q in [16, 64, 512] {
-                assert!(!TileConfig::prefers_m192(&even(batch, mean_q, 32768)));
-                let c = TileConfig::choose(batch * mean_q, batch * 32768, batch);
-                assert_ne!(c, TileConfig::M192);
-            }
+        for l in slower {
+            assert!(!prefers(l), "{l:?}");
         }
         // From the means alone, one sequence only.
-        assert_eq!(TileConfig::choose(128, 16384, 1), TileConfig::M192);
-        assert_ne!(TileConfig::choose(256, 8192, 2), TileConfig::M192);
+        assert_eq!(TileConfig::choose(512, 16384, 1), TileConfig::M192);
+        assert_ne!(TileConfig::choose(1024, 16384, 2), TileConfig::M192);
         // The host plan leaves out the sequence without queries.
-        let qo = [0, 64, 64, 128];
-        let kv = [0, 16384, 16400, 32784];
-        let d = Dims::new(128, 32784, 3, 32784);
+        let qo = [0, 256, 256, 512];
+        let kv = [0, 4096, 4112, 8208];
+        let d = Dims::new(512, 8208, 3, 8208);
         assert_eq!(
             HostPlan::new(&d, &qo, &kv, None).unwrap().config,
             TileConfig::M192
         );
-        let lengths = SeqLengths::of([(64, 16384), (0, 16), (64, 16384)]);
-        assert_eq!(lengths, SeqLengths::of(vec![(64, 16384); 2]));
-        assert_eq!(lengths.min_prefix, 16320);
-        // A sequence of more queries than keys has no prefix.
-        assert_eq!(SeqLengths::of([(100, 50), (10, 5000)]).min_prefix, 0);
     }
 
     /// Every sequence's tile range holds the tiles it needs, for any lengths.

@@ -34,6 +34,20 @@ pub fn plan_max_batch(config: TileConfig) -> usize {
         TileConfig::M64 => 512,
     }
 }
+/// Merge slots of the workspace per CTA of the persistent grid: the split
+/// units a plan may have (a plan whose split does not fit takes a coarser
+/// one). Four lets the automatic split cut the tiles of cached prefixes
+/// into up to three chunks per CTA (an m128 workspace of 34 MB).
+pub const MERGE_SLOTS_PER_CTA: u64 = 4;
+
+/// The merge slots a workspace holds for `config` on a GPU of `sms` SMs:
+/// [`MERGE_SLOTS_PER_CTA`] per CTA of the 128- and 64-row grids (128 rows
+/// of partial output per SM each), which m192 shares in 192-row slots (the
+/// CUDA backend's workspace layout).
+pub fn merge_slots(config: TileConfig, sms: usize) -> usize {
+    MERGE_SLOTS_PER_CTA as usize * sms * 128 / config.block_m()
+}
+
 /// Largest batch whose sequences are sorted by length.
 pub const SORT_MAX_BATCH: usize = 256;
 /// Smallest chunk (in keys) the automatic split makes: a chunk's partial

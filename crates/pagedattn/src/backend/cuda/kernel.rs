@@ -198,11 +198,7 @@ struct WorkspaceLayout {
 
 /// Ints at the start of a workspace (`WsCounter` in kernels/attn/params.cuh).
 const WS_COUNTERS: u64 = 64;
-/// Merge slots of the workspace per CTA of the persistent grid: the split
-/// units a plan may have (a plan whose split does not fit takes a coarser
-/// one). Four lets the automatic split cut the tiles of cached prefixes
-/// into up to three chunks per CTA (an m128 workspace of 34 MB).
-const MERGE_SLOTS_PER_CTA: u64 = 4;
+use crate::units::MERGE_SLOTS_PER_CTA;
 /// Merge semaphores per slot of a configuration: one per consumer
 /// warpgroup, at least two (`kSemsPerSlot` of the kernel traits).
 fn sems_per_slot(config: TileConfig) -> u64 {
