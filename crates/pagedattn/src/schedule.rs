@@ -158,9 +158,9 @@ impl TileConfig {
         }
     }
 
-    /// Whether a call of these sequences (`qo_indptr`, `kv_indptr`: valid,
-    /// as [`HostPlan::new`] checks them) runs faster on `M192` than on the
-    /// 128-row tiles. Each 128-row tile reads its whole key range, so a
+    /// Whether a call of these sequences (`qo_indptr`, `kv_indptr`; false
+    /// for indptrs that do not start at 0 or decrease) runs faster on `M192`
+    /// than on the 128-row tiles. Each 128-row tile reads its whole key range, so a
     /// sequence of few queries over a long cached prefix reads its K/V once
     /// per tile; 192-row tiles read it two thirds as often, but each of
     /// their units is 1.5x as long and a split tile's merge reads 1.5x the
@@ -187,11 +187,16 @@ impl TileConfig {
     /// [`UnitPlan`]: crate::units::UnitPlan
     pub fn prefers_m192(qo_indptr: &[i32], kv_indptr: &[i32]) -> bool {
         use crate::problem::NUM_KV_HEADS;
+        // Indptrs that HostPlan::new would refuse are never m192's.
+        let valid = |p: &[i32]| p.first() == Some(&0) && p.windows(2).all(|w| w[0] <= w[1]);
+        if qo_indptr.len() != kv_indptr.len() || !valid(qo_indptr) || !valid(kv_indptr) {
+            return false;
+        }
         let lengths = SeqLengths::of(
             qo_indptr
                 .windows(2)
                 .zip(kv_indptr.windows(2))
-                .map(|(q, k)| ((q[1] - q[0]).max(0) as usize, (k[1] - k[0]).max(0) as usize)),
+                .map(|(q, k)| ((q[1] - q[0]) as usize, (k[1] - k[0]) as usize)),
         );
         if lengths.seqs == 0
             || lengths.seqs > M128_DEEP_MAX_BATCH
@@ -676,6 +681,12 @@ mod tests {
         // From the means alone, one sequence only.
         assert_eq!(TileConfig::choose(512, 16384, 1), TileConfig::M192);
         assert_ne!(TileConfig::choose(1024, 16384, 2), TileConfig::M192);
+        // Malformed indptrs: never m192, no panic.
+        assert!(!TileConfig::prefers_m192(&[0, 256], &[0, 4096, 8192]));
+        assert!(!TileConfig::prefers_m192(&[0, 256, 100], &[0, 4096, 8192]));
+        assert!(!TileConfig::prefers_m192(&[5, 261], &[0, 4096]));
+        assert!(!TileConfig::prefers_m192(&[i32::MIN, i32::MAX], &[0, 4096]));
+        assert!(!TileConfig::prefers_m192(&[], &[]));
         // The host plan leaves out the sequence without queries.
         let qo = [0, 256, 256, 512];
         let kv = [0, 4096, 4112, 8208];
