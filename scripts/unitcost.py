@@ -103,7 +103,7 @@ def main():
     ap.add_argument("--reps", type=int, default=20)
     ap.add_argument("--json")
     ap.add_argument("--split", type=int, default=-1,
-                    help="the kernel's split_blocks: -1 never (default), 0 automatic, n chunks of n key blocks")
+                    help="the kernel's split_blocks: -1 never (default), 0 automatic, n > 0 chunks of n key blocks")
     a = ap.parse_args()
     import torch  # noqa: E402 (the GPU machine has it; the build machine need not)
 
