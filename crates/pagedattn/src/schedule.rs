@@ -118,18 +118,21 @@ impl TileConfig {
             total_q.min(i32::MAX as usize) as i32,
             num_kv_indices.min(i32::MAX as usize) as i32,
         );
-        let one = ([0, q], [0, kv]);
-        let indptrs = (batch == 1).then_some((&one.0[..], &one.1[..]));
-        TileConfig::choose_for(total_q, num_kv_indices, batch, indptrs)
+        let (one, lengths) = (
+            ([0, q], [0, kv]),
+            SeqLengths::of([(total_q, num_kv_indices)]),
+        );
+        let known = (batch == 1).then_some((&one.0[..], &one.1[..], &lengths));
+        TileConfig::choose_for(total_q, num_kv_indices, batch, known)
     }
 
-    /// [`TileConfig::choose`], with the indptrs where the host has them
-    /// (`M192` is chosen only then).
+    /// [`TileConfig::choose`], with the indptrs and their summary where the
+    /// host has them (`M192` is chosen only then).
     fn choose_for(
         total_q: usize,
         num_kv_indices: usize,
         batch: usize,
-        indptrs: Option<(&[i32], &[i32])>,
+        known: Option<(&[i32], &[i32], &SeqLengths)>,
     ) -> TileConfig {
         if batch == 0 {
             return TileConfig::M64;
@@ -144,7 +147,7 @@ impl TileConfig {
             let tile_keys = mean_kv.saturating_sub(mean_q / 2);
             if batch > M128_DEEP_MAX_BATCH {
                 TileConfig::M128
-            } else if indptrs.is_some_and(|(qo, kv)| TileConfig::prefers_m192(qo, kv)) {
+            } else if known.is_some_and(|(qo, kv, lengths)| m192_by_model(qo, kv, lengths)) {
                 TileConfig::M192
             } else if tile_keys >= M128_DEEP_MIN_KEYS
                 || (batch == 1 && tile_keys < SINGLE_M128_DEEP_V_MIN_KEYS)
@@ -186,28 +189,31 @@ impl TileConfig {
     ///
     /// [`UnitPlan`]: crate::units::UnitPlan
     pub fn prefers_m192(qo_indptr: &[i32], kv_indptr: &[i32]) -> bool {
-        use crate::problem::NUM_KV_HEADS;
         // Indptrs that HostPlan::new would refuse are never m192's.
         let valid = |p: &[i32]| p.first() == Some(&0) && p.windows(2).all(|w| w[0] <= w[1]);
         if qo_indptr.len() != kv_indptr.len() || !valid(qo_indptr) || !valid(kv_indptr) {
             return false;
         }
-        let lengths = SeqLengths::of(
-            qo_indptr
-                .windows(2)
-                .zip(kv_indptr.windows(2))
-                .map(|(q, k)| ((q[1] - q[0]) as usize, (k[1] - k[0]) as usize)),
-        );
-        if lengths.seqs == 0
-            || lengths.seqs > M128_DEEP_MAX_BATCH
-            || lengths.keys < M192_MIN_PREFIX_RATIO * lengths.queries
-            || lengths.tiles128 * NUM_KV_HEADS > M192_MAX_TILES128
-        {
-            return false;
-        }
-        let span = |config| modelled_span(config, qo_indptr, kv_indptr);
-        100 * span(TileConfig::M192) < M192_MODEL_MAX_RATIO_PCT * span(TileConfig::M128Deep)
+        m192_by_model(
+            qo_indptr,
+            kv_indptr,
+            &SeqLengths::of_indptrs(qo_indptr, kv_indptr),
+        )
     }
+}
+
+/// [`TileConfig::prefers_m192`] on valid indptrs and their summary.
+fn m192_by_model(qo_indptr: &[i32], kv_indptr: &[i32], lengths: &SeqLengths) -> bool {
+    use crate::problem::NUM_KV_HEADS;
+    if lengths.seqs == 0
+        || lengths.seqs > M128_DEEP_MAX_BATCH
+        || lengths.keys < M192_MIN_PREFIX_RATIO * lengths.queries
+        || lengths.tiles128 * NUM_KV_HEADS > M192_MAX_TILES128
+    {
+        return false;
+    }
+    let span = |config| modelled_span(config, qo_indptr, kv_indptr);
+    100 * span(TileConfig::M192) < M192_MODEL_MAX_RATIO_PCT * span(TileConfig::M128Deep)
 }
 
 /// [`TileConfig::prefers_m192`]'s model: the busiest CTA's cost (rows x
@@ -281,6 +287,16 @@ impl SeqLengths {
         }
         s
     }
+
+    /// The summary of the sequences of valid (nondecreasing) indptrs.
+    fn of_indptrs(qo_indptr: &[i32], kv_indptr: &[i32]) -> SeqLengths {
+        SeqLengths::of(
+            qo_indptr
+                .windows(2)
+                .zip(kv_indptr.windows(2))
+                .map(|(q, k)| ((q[1] - q[0]) as usize, (k[1] - k[0]) as usize)),
+        )
+    }
 }
 
 /// When the kernel splits a tile's key range into chunks that different CTAs
@@ -345,17 +361,12 @@ impl HostPlan {
             check_page_ids(dims, idx)?;
         }
         // The sequences with queries (the others have no tiles).
-        let lengths = SeqLengths::of(
-            qo_indptr
-                .windows(2)
-                .zip(kv_indptr.windows(2))
-                .map(|(q, k)| ((q[1] - q[0]) as usize, (k[1] - k[0]) as usize)),
-        );
+        let lengths = SeqLengths::of_indptrs(qo_indptr, kv_indptr);
         let mut config = TileConfig::choose_for(
             lengths.queries,
             lengths.keys,
             lengths.seqs,
-            Some((qo_indptr, kv_indptr)),
+            Some((qo_indptr, kv_indptr, &lengths)),
         );
         // The deep rings' plan holds the call's sequences, empty ones too:
         // above that they would run without a plan (no split, no sort).

@@ -198,7 +198,6 @@ struct WorkspaceLayout {
 
 /// Ints at the start of a workspace (`WsCounter` in kernels/attn/params.cuh).
 const WS_COUNTERS: u64 = 64;
-use crate::units::MERGE_SLOTS_PER_CTA;
 /// Merge semaphores per slot of a configuration: one per consumer
 /// warpgroup, at least two (`kSemsPerSlot` of the kernel traits).
 fn sems_per_slot(config: TileConfig) -> u64 {
@@ -216,7 +215,7 @@ impl WorkspaceLayout {
         let slots_rows = grids
             .clone()
             .filter(|(c, _)| *c != TileConfig::M192)
-            .map(|(c, ctas)| MERGE_SLOTS_PER_CTA * ctas * c.block_m() as u64)
+            .map(|(c, ctas)| units::MERGE_SLOTS_PER_CTA * ctas * c.block_m() as u64)
             .max()
             .unwrap_or(0);
         let sems = grids
