@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# The table call on the GPU machine (carry ["dist", ".peers"]; about 6
-# minutes, 9 with the checks): ours in rounds on seed, scale, shapes and
-# prefix, FlashInfer 0.7.2.post1 fa2/fa3 (kernel-only graph time) on seed,
-# scale and shapes after round 1, the dense anchor (PyTorch SDPA, cuDNN,
+# The table call on the GPU machine (carry ["dist", ".peers"]; about 7
+# minutes, 10 with the checks): ours in rounds on seed, scale, shapes,
+# prefix and serving, FlashInfer 0.7.2.post1 fa2/fa3 (kernel-only graph time) on seed,
+# scale, shapes and serving after round 1, the dense anchor (PyTorch SDPA, cuDNN,
 # no paging) on the long rows after round 2, a third round if time is left.
 # Outputs in $OUT: ab-rN.txt, json.tgz (j/rN-ab-ours.json,
 # flashinfer-peer.json, dense_anchor.json: what
@@ -27,14 +27,16 @@ if [ "${TABLE_CHECKS:-0}" = 1 ]; then
   echo "checks $(( $(date +%s) - t0 ))s"; sed -n '/^=== summary/,$p' "$OUT/checks.txt"
 fi
 W=(--workloads $D/seed.jsonl --workloads $D/scale.jsonl --workloads $D/shapes.jsonl --workloads $D/prefix.jsonl)
+# The serving set (scripts/dist.sh generates it) beside FlashInfer too.
+PW=(); if [ -f $D/serving.jsonl ]; then W+=(--workloads $D/serving.jsonl); PW=(serving=$D/serving.jsonl); fi
 round() {  # round name, timeout
   AB_TIMEOUT=$2 OUT=$OUT/$1 bash scripts/device-ab.sh ours=$D/pagedattn -- "${W[@]}" > "$OUT/ab-$1.txt" 2>&1
   echo "ours $1 $(( $(date +%s) - t0 ))s"
 }
 round r1 150
 extra=(); if [ -f .peers/flashinfer/pkgs/aot_so.tar.xz ]; then extra=(--no-prebuild); export FLASHINFER_DISABLE_JIT=1; fi
-OUT="$OUT/peer" timeout 230 bash .peers/flashinfer/device_run.sh --workloads seed=$D/seed.jsonl scale=$D/scale.jsonl \
-  shapes=$D/shapes.jsonl --backends fa2,fa3 --deadline-s 205 --target-ms 40 "${extra[@]}" > "$OUT/peer.log" 2>&1
+OUT="$OUT/peer" timeout 260 bash .peers/flashinfer/device_run.sh --workloads seed=$D/seed.jsonl scale=$D/scale.jsonl \
+  shapes=$D/shapes.jsonl "${PW[@]}" --backends fa2,fa3 --deadline-s 235 --target-ms 40 "${extra[@]}" > "$OUT/peer.log" 2>&1
 echo "peer rc=$? $(( $(date +%s) - t0 ))s"; tail -2 "$OUT/peer.log"
 round r2 120
 OUT=$OUT/dense timeout 80 python3 bench/python/dense_anchor.py > "$OUT/dense.log" 2>&1

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Builds the CLI, the GPU test binaries and the GPU example (release) and
-# collects them, the cubins, the ptxas report and the workload files in dist/
+# collects them, the cubins, the ptxas report and the workload files (and
+# the generated serving set) in dist/
 # (git-ignored) for a GPU machine without a Rust toolchain
 # (scripts/device-run.sh runs them there). The test binaries and the example
 # embed the kernels and the workload sets; nothing else is needed to run them.
@@ -24,4 +25,6 @@ cp "$gpu" dist/gpu_tests
 cp "$rel" dist/gpu_reliability
 strip dist/pagedattn dist/gpu_tests dist/gpu_reliability dist/example_gpu
 cp "$out"/*.cubin "$out/ptxas_report.txt" workloads/*.jsonl dist/
+# The serving set (decode-like and serving-engine calls, ~10 MB): generated, not tracked.
+python3 scripts/make-shapes-workloads.py --serving dist/serving.jsonl > /dev/null
 ls -la dist

@@ -2,7 +2,14 @@
 """Writes workloads/shapes.jsonl: call shapes the seed and scale sets do not
 have (cached prefixes, q_len > kv_len, empty sequences, hundreds of tiny
 sequences, pages in order, reversed and repeated), for benchmarking the
-kernel beyond its seed file. Deterministic (fixed seed)."""
+kernel beyond its seed file, and workloads/prefix.jsonl. Deterministic
+(fixed seed).
+
+  --serving PATH: writes only the serving set instead (its own seed; not
+  tracked, ~6 MB): decode-like calls (1-32 queries over 1k-64k keys, one
+  sequence or hundreds), chunked prefill, a long prompt batched with a hundred
+  one-query sequences, thousands of tiny sequences, mostly-empty batches.
+  scripts/dist.sh writes it to dist/serving.jsonl."""
 import json, math, random, sys
 from pathlib import Path
 
@@ -10,7 +17,7 @@ rng = random.Random(20261201)
 SCALE = 1 / math.sqrt(128)
 
 
-def workload(name, seqs, order="scattered"):
+def workload(name, seqs, order="scattered", rng=rng):
     """seqs: list of (q_len, kv_len). Page ids per `order`."""
     qo, kv = [0], [0]
     for q, k in seqs:
@@ -32,6 +39,32 @@ def workload(name, seqs, order="scattered"):
     return {"name": name, "total_q": qo[-1], "num_pages": max(num_pages, 1), "qo_indptr": qo,
             "kv_indptr": kv, "kv_indices": idx, "sm_scale": SCALE}
 
+
+if len(sys.argv) == 3 and sys.argv[1] == "--serving":
+    r = random.Random(20261202)
+    log_uniform = lambda lo, hi: int(round(math.exp(r.uniform(math.log(lo), math.log(hi)))))
+    serving = [
+        workload("long_b1_q1_kv32768", [(1, 32768)], rng=r),
+        workload("long_b1_q8_kv65536", [(8, 65536)], rng=r),
+        workload("long_b2_q32_kv32768", [(32, 32768)] * 2, rng=r),
+        workload("decode_b64_q1_kv4096", [(1, 4096)] * 64, rng=r),
+        workload("decode_b256_q1_kv1024", [(1, 1024)] * 256, rng=r),
+        workload("spec_b32_q4_kv8192", [(4, 8192)] * 32, rng=r),
+        workload("chunked_b4_q512_kv8192", [(512, 8192)] * 4, rng=r),
+        workload("serving_mix_b101", [(2000, 2000)] + [(1, r.randint(500, 3000)) for _ in range(100)], rng=r),
+        workload("tiny_b1000_q1-4", [(q, q + r.randint(0, 124)) for q in (r.randint(1, 4) for _ in range(1000))], rng=r),
+        workload("one_token", [(1, 1)], rng=r),
+        workload("mostly_empty_b100", [(0, r.randint(0, 500)) if i % 10 else (50, 300) for i in range(100)], rng=r),
+        workload("q_gt_kv_b4_q1000_kv10", [(1000, 10)] * 4, rng=r),
+        workload("prefix_b8_q100-300_kv8k-12k", [(r.randint(100, 300), r.randint(8000, 12000)) for _ in range(8)], rng=r),
+        workload("random_b32_q1-64_kv1-16k", [(q, max(q, log_uniform(1, 16384))) for q in (r.randint(1, 64) for _ in range(32))], rng=r),
+        workload("decode_b16_q1_kv16384_sequential", [(1, 16384)] * 16, "sequential", rng=r),
+    ]
+    with open(sys.argv[2], "w") as f:
+        for w in serving:
+            f.write(json.dumps(w, separators=(",", ":")) + "\n")
+    print(f"{sys.argv[2]}: {len(serving)} workloads")
+    sys.exit(0)
 
 out = [
     workload("prefix_b4_q128_kv4096", [(128, 4096)] * 4),

@@ -231,25 +231,41 @@ __device__ __forceinline__ void consume_unit(const Params& p, typename T::Shared
   Tensor tOrO = partition_fragment_C(mma_pv, select<0, 1>(typename T::TileShapePV{}));
   float lse[2];
   mainloop<T, kAlternateWaves<T, kDirect>>(p, ss, w, slot, block_iter, tOrO, lse);
-  if constexpr (!kDirect) {  // direct calls split nothing
-    if (w.n_chunks > 1) {
-      SplitMerge<T>::store_partial(p, w, cw, t, tOrO, lse);
-      if (!SplitMerge<T>::arrive(p, w, cw, t, &ss.merge_last[cw])) return;  // another chunk merges
-      SplitMerge<T>::merge(p, w, cw, t, tOrO, lse);
-    }
+  // The epilogue's addresses depend only on the unit and the thread: the
+  // unit read again from its slot (which the producer refills only after
+  // this unit's q_empty arrival) and opaque copies of the rest keep the
+  // compiler from computing them before the main loop and holding
+  // (spilling) them across it.
+  WorkUnit wo;
+  {
+    const volatile int* src = reinterpret_cast<const volatile int*>(&ss.unit[slot]);
+    int* dst = reinterpret_cast<int*>(&wo);
+    CUTLASS_PRAGMA_UNROLL
+    for (int i = 0; i < (int)(sizeof(WorkUnit) / sizeof(int)); ++i) dst[i] = src[i];
   }
-  // The epilogue's addresses depend only on the unit and the thread: opaque
-  // copies of their inputs keep the compiler from computing them before the
-  // main loop and holding (spilling) them across it.
-  int opaque_zero = 0, m0 = w.m_block * T::kBlockM, cto = ct;
-  WorkUnit wo = w;
-  asm volatile("" : "+r"(opaque_zero), "+r"(m0), "+r"(cto), "+r"(wo.q_start), "+r"(wo.q_len), "+r"(wo.kv_head));
+  int opaque_zero = 0, m0 = wo.m_block * T::kBlockM, cto = ct;
+  asm volatile("" : "+r"(opaque_zero), "+r"(cto));
   // Each warpgroup stages its output rows over its own rows of the unit's Q
   // slot, which its last QK GEMM has finished reading.
   const uint32_t s_stage =
       cute::cast_smem_ptr_to_uint(ss.q + slot * T::kBlockM * kHeadDim) + opaque_zero;
   Tensor cO = make_identity_tensor(select<0, 1>(typename T::TileShapePV{}));
   Tensor tOcO = mma_pv.get_thread_slice(cto).partition_C(cO);
+  if constexpr (!kDirect) {  // direct calls split nothing
+    if (wo.n_chunks > 1) {
+      if (SplitMerge<T>::by_rows(wo, cw)) {
+        SplitMerge<T>::store_partial_rows(p, wo, cw, t, tOrO, tOcO, lse);
+        // The tile's last chunk merges every chunk's rows into the staging
+        // buffer and stores them.
+        if (SplitMerge<T>::arrive(p, wo, cw, t, &ss.merge_last[cw]))
+          SplitMerge<T>::merge_rows_to_stage(p, wo, cw, t, s_stage);
+        return;
+      }
+      SplitMerge<T>::store_partial(p, wo, cw, t, tOrO, lse);
+      if (!SplitMerge<T>::arrive(p, wo, cw, t, &ss.merge_last[cw])) return;  // another chunk merges
+      SplitMerge<T>::merge(p, wo, cw, t, tOrO, lse);
+    }
+  }
   store_output<T, kProducerCopiesOut<T, kDirect>>(p, wo, m0, cw, cto, tOrO, tOcO, lse, s_stage);
 }
 

@@ -54,11 +54,33 @@ pub const SORT_MAX_BATCH: usize = 256;
 /// write and merge cost about as much as this many keys of attention, so
 /// tiles of up to twice this many keys are never split.
 pub const MIN_CHUNK_KEYS: i64 = 512;
-/// Most chunks per tile the automatic split makes (the merge reads them in turn).
-pub const MAX_CHUNKS: i64 = 16;
+/// Most chunks per tile the automatic split makes: where every tile is
+/// merged by rows ([`ROW_MERGE_MAX_ROWS`]), which takes about as long for 64
+/// chunks of a few query rows as the merge by fragments for 16 chunks of a
+/// full tile. One query over 32768 keys is 4 tiles, which need 32-64 chunks
+/// each to fill the H200's SMs.
+pub const MAX_CHUNKS: i64 = 64;
+/// Most chunks per tile where some tile is merged by fragments (a chunk per
+/// round of loads): 32 chunks of 8 queries over 65536 keys took 0.73 of
+/// 16 chunks' time on the H200 (nineteenth session, call 1).
+pub const MAX_CHUNKS_BY_FRAGMENTS: i64 = 32;
+/// A split tile's consumer warpgroup with at most this many real rows (of
+/// its 64) is merged by rows: only the real rows are written and read, a
+/// warp per row (kernels/attn/merge.cuh).
+pub const ROW_MERGE_MAX_ROWS: i64 = 16;
 /// The automatic split's candidates: the longest tile cut into this many
-/// chunks (1: nothing split). Kernel: `split_candidate`.
-pub const SPLIT_CANDIDATES: [i64; 8] = [1, 2, 3, 4, 6, 8, 12, 16];
+/// chunks (1: nothing split), up to [`max_chunks`]. Kernel: `split_candidate`.
+pub const SPLIT_CANDIDATES: [i64; 12] = [1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64];
+
+/// Most chunks per tile the automatic split makes for a call whose longest
+/// sequence has `q_max` queries. Kernel: `max_chunks`.
+pub fn max_chunks(q_max: i64) -> i64 {
+    if q_max * crate::problem::GROUP_SIZE as i64 <= ROW_MERGE_MAX_ROWS {
+        MAX_CHUNKS
+    } else {
+        MAX_CHUNKS_BY_FRAGMENTS
+    }
+}
 /// What the automatic split counts a work unit as, beyond its key blocks,
 /// in 128-key blocks: a unit's start and end (its first QK GEMM and softmax
 /// without overlap, the last PV, the epilogue), and for a chunk of a split
@@ -76,7 +98,8 @@ pub const CHUNK_COST_BLOCKS128: i64 = 4;
 /// `nb_max` blocks, on `grid` CTAs; `units(c)` gives the (split chunks,
 /// unsplit tiles) over all kv heads for split size `c`. Of the candidates
 /// (the longest tile cut into [`SPLIT_CANDIDATES`] chunks, each at least
-/// `2 * MIN_CHUNK_KEYS` keys, the split units fitting `partial_slots`), the
+/// `2 * MIN_CHUNK_KEYS` keys, at most [`max_chunks`]`(q_max)` of them, the
+/// split units fitting `partial_slots`), the
 /// one with the least estimated time: the longest unit, or the units per
 /// CTA rounded up times their mean cost, whichever is larger (a unit and a
 /// chunk cost [`UNIT_COST_BLOCKS128`] / [`CHUNK_COST_BLOCKS128`] blocks
@@ -87,6 +110,7 @@ pub fn auto_chunk(
     bn: i64,
     work: i64,
     nb_max: i64,
+    q_max: i64,
     grid: i64,
     partial_slots: i64,
     units: impl Fn(i64) -> (i64, i64),
@@ -99,6 +123,9 @@ pub fn auto_chunk(
     let g = grid.max(1);
     let (mut best, mut best_est) = (i64::MAX, i64::MAX);
     for k in SPLIT_CANDIDATES {
+        if k > max_chunks(q_max) {
+            break;
+        }
         let c = if k == 1 {
             i64::MAX
         } else {
@@ -367,6 +394,7 @@ impl Schedule {
             .collect();
         let work: i64 = heads * shapes.iter().map(|s| s.total_blocks()).sum::<i64>();
         let nb_max = shapes.iter().map(|s| s.max_blocks()).max().unwrap_or(0);
+        let q_max = shapes.iter().map(|s| s.q_len).max().unwrap_or(0);
         let heads_units = |c: i64| -> (i64, i64) {
             let (a, u) = shapes
                 .iter()
@@ -381,6 +409,7 @@ impl Schedule {
                 bn,
                 work,
                 nb_max,
+                q_max,
                 grid as i64,
                 partial_slots as i64,
                 heads_units,
@@ -1027,5 +1056,35 @@ mod tests {
             }
         });
         assert_eq!((plan.chunk, plan.split_units), (16, 80));
+    }
+
+    #[test]
+    fn decode_like_tiles_take_more_chunks() {
+        // m64 on 264 CTAs (1056 merge slots): one sequence of few queries
+        // over a long key range is 4 tiles, one per kv head.
+        let plan = |q: i32, kv: i32| {
+            UnitPlan::new(&PlanInputs {
+                config: TileConfig::M64,
+                qo_indptr: &[0, q],
+                kv_indptr: &[0, kv],
+                total_q: q as usize,
+                num_kv_indices: kv as usize,
+                grid: 264,
+                split: SplitPolicy::Auto,
+                partial_slots: 1056,
+            })
+        };
+        let chunks = |p: &UnitPlan| p.units.iter().map(|u| u.n_chunks).max().unwrap_or(0);
+        // One query over 32768 keys (512 blocks): 32 chunks of the shortest
+        // 1024 keys, merged by rows (6 real rows a tile).
+        let p = plan(1, 32768);
+        assert_eq!((p.chunk, chunks(&p), p.units.len()), (16, 32, 128));
+        // Over 65536 keys: 64 chunks, the most a tile merged by rows takes.
+        assert_eq!(chunks(&plan(2, 65536)), 64);
+        // 8 queries (48 rows, merged by fragments): at most 32.
+        let p = plan(8, 65536);
+        assert_eq!((p.chunk, chunks(&p)), (32, 32));
+        assert_eq!(max_chunks(2), MAX_CHUNKS);
+        assert_eq!(max_chunks(3), MAX_CHUNKS_BY_FRAGMENTS);
     }
 }

@@ -7,17 +7,39 @@
 // so the result has the same bits whichever CTA finishes last. The merger
 // resets the semaphore, so the workspace is ready for the next call.
 //
-// Layout (per slot and consumer warpgroup): the 128 threads' accumulator
-// fragments as float4 [16][128] (each warp store is 512 contiguous bytes),
-// and their two rows' lse as float2 [128].
+// Two layouts, chosen per tile and warpgroup by its real rows (all chunks
+// of a tile agree):
+//  - by fragments (more than kRowMergeMaxRows real rows, scheduler.cuh): the 128 threads'
+//    accumulator fragments as float4 [16][128] (each warp store is 512
+//    contiguous bytes) and their two rows' lse as float2 [128]; every
+//    thread merges its own fragment, 16 loads in flight, one chunk a round;
+//  - by rows (a few query rows over a long key range: a decode-like call,
+//    which the split cuts into up to 64 chunks): only the real rows, as
+//    float [64][128] and lse float [64] (of the fragments' 256); a warp merges a row at a time, each
+//    lane 4 columns, the max and the lse's sum through a fixed shuffle tree,
+//    straight into the epilogue's staging buffer. Its rounds follow the real
+//    rows, not the tile's 64.
 #pragma once
 #include "attn/kernel_traits.cuh"
+#include "attn/epilogue.cuh"
 
 namespace pagedattn {
 
 template <class T>
 struct SplitMerge {
   static constexpr int kVecs = 16;  // float4 per thread: 64 accumulator values
+  static constexpr int kLoadsInFlight = 4;  // by rows: chunks a lane loads before it adds them
+                                            // (more spill the persistent kernels' registers)
+
+  // Rows of the tile's warpgroup cw that are real (0..64).
+  __device__ __forceinline__ static int live_rows(const WorkUnit& w, int cw) {
+    return min(max(w.q_len * kGroup - w.m_block * T::kBlockM - cw * 64, 0), 64);
+  }
+  // m192 (three warpgroups, 152 registers a consumer thread) merges by
+  // fragments only: the second path spilled its per-unit values.
+  __device__ __forceinline__ static bool by_rows(const WorkUnit& w, int cw) {
+    return T::kConsumerWGs <= 2 && live_rows(w, cw) <= kRowMergeMaxRows;
+  }
 
   __device__ __forceinline__ static float4* o_ptr(const Params& p, int slot, int cw, int t) {
     return reinterpret_cast<float4*>(p.ws_partial_o) +
@@ -38,6 +60,38 @@ struct SplitMerge {
     for (int i = 0; i < kVecs; ++i)
       __stcg(o + i * 128, make_float4(tOrO(4 * i), tOrO(4 * i + 1), tOrO(4 * i + 2), tOrO(4 * i + 3)));
     __stcg(lse_ptr(p, w.slot, cw, t), make_float2(lse[0], lse[1]));
+  }
+
+  __device__ __forceinline__ static float* row_o_ptr(const Params& p, int slot, int cw, int row) {
+    return reinterpret_cast<float*>(p.ws_partial_o) + (((long long)slot * T::kConsumerWGs + cw) * 64 + row) * kHeadDim;
+  }
+  // The same 256 floats a slot and warpgroup as lse_ptr's float2 [128]: a
+  // tile's warpgroups may take different layouts, side by side.
+  __device__ __forceinline__ static float* row_lse_ptr(const Params& p, int slot, int cw, int row) {
+    return reinterpret_cast<float*>(p.ws_partial_lse) + ((long long)slot * T::kConsumerWGs + cw) * 256 + row;
+  }
+
+  // By rows: this chunk's normalised output and lse, its real rows, to its
+  // slot (L2 only: the merger runs on another SM). tOcO: the accumulator's
+  // coordinates in the tile (v = c + 2h + 4j is element (row0 + 8h, col0 +
+  // 8j + c)).
+  template <class TO, class TC>
+  __device__ __forceinline__ static void store_partial_rows(const Params& p, const WorkUnit& w, int cw, int t,
+                                                       const TO& tOrO, const TC& tOcO, const float (&lse)[2]) {
+    static_assert(decltype(cute::size(tOrO))::value == 64, "64 accumulator values per thread");
+    const int live = live_rows(w, cw);
+    const int row0 = cute::get<0>(tOcO(0)) - cw * 64, col0 = cute::get<1>(tOcO(0));
+    CUTLASS_PRAGMA_UNROLL
+    for (int h = 0; h < 2; ++h) {
+      const int r = row0 + 8 * h;
+      if (r < live) {
+        float* o = row_o_ptr(p, w.slot, cw, r) + col0;
+        CUTLASS_PRAGMA_UNROLL
+        for (int j = 0; j < kHeadDim / 8; ++j)
+          __stcg(reinterpret_cast<float2*>(o + 8 * j), make_float2(tOrO(4 * j + 2 * h), tOrO(4 * j + 2 * h + 1)));
+        if ((t & 3) == 0) __stcg(row_lse_ptr(p, w.slot, cw, r), lse[h]);
+      }
+    }
   }
 
   // Counts this chunk done. True, in every thread of the warpgroup, when it
@@ -101,6 +155,81 @@ struct SplitMerge {
     }
     CUTLASS_PRAGMA_UNROLL
     for (int v = 0; v < 4 * kVecs; ++v) tOrO(v) *= inv[(v >> 1) & 1];
+  }
+  // By rows: merges every chunk of the tile into the warpgroup's rows of the staging
+  // buffer at s_stage (bf16, the epilogue's sw128 layout; the unit's Q slot,
+  // which its last QK GEMM has finished reading) and stores the rows' lse.
+  __device__ __forceinline__ static void merge_rows_to_stage(const Params& p, const WorkUnit& w, int cw, int t,
+                                                        uint32_t s_stage) {
+    const int live = live_rows(w, cw), n = w.n_chunks;
+    const int warp = t / 32, lane = t % 32;
+    const int rows_total = w.q_len * kGroup, m0 = w.m_block * T::kBlockM + cw * 64;
+    // Chunk c's unit index is its merge slot, w.sem + kNumKvHeads * c: the
+    // chunks' rows lie a fixed stride apart.
+    constexpr int kStrideF4 = kNumKvHeads * T::kConsumerWGs * 64 * kHeadDim / 4;  // float4s
+    auto slot_of = [&](int c) { return w.sem + kNumKvHeads * c; };
+#pragma unroll 1
+    for (int r = warp; r < live; r += 4) {
+      // The rows' max and sum over the chunks' lse, 32 chunks at a time
+      // (one group below 33 chunks).
+      float mx = -INFINITY, l = 0.f;
+#pragma unroll 1
+      for (int g0 = 0; g0 < n; g0 += 32) {
+        const float lc = g0 + lane < n ? __ldcg(row_lse_ptr(p, slot_of(g0 + lane), cw, r)) : -INFINITY;
+        float gm = lc;
+        CUTLASS_PRAGMA_UNROLL
+        for (int o = 16; o > 0; o >>= 1) gm = fmaxf(gm, __shfl_xor_sync(0xffffffffu, gm, o));
+        const float nm = fmaxf(mx, gm), nb = nm == -INFINITY ? 0.f : nm;  // no key: weights 0, not NaN
+        float gs = exp2f(lc - nb);
+        CUTLASS_PRAGMA_UNROLL
+        for (int o = 16; o > 0; o >>= 1) gs += __shfl_xor_sync(0xffffffffu, gs, o);
+        l = l * exp2f(mx - nb) + gs;
+        mx = nm;
+      }
+      const float base = mx == -INFINITY ? 0.f : mx;
+      float4 acc = make_float4(0.f, 0.f, 0.f, 0.f);
+#pragma unroll 1
+      for (int g0 = 0; g0 < n; g0 += 32) {
+        // Lane i holds chunk g0 + i's lse (a second load of it, from L2).
+        const float lg = g0 + lane < n ? __ldcg(row_lse_ptr(p, slot_of(g0 + lane), cw, r)) : -INFINITY;
+        const float4* o = reinterpret_cast<const float4*>(row_o_ptr(p, slot_of(g0), cw, r)) + lane;
+        const int ng = min(n - g0, 32);
+#pragma unroll 1
+        for (int c0 = 0; c0 < ng; c0 += kLoadsInFlight) {
+          float4 x[kLoadsInFlight];
+          const float4* oc = o + c0 * kStrideF4;  // the loads below: constant offsets from one address
+          CUTLASS_PRAGMA_UNROLL
+          for (int u = 0; u < kLoadsInFlight; ++u)
+            if (c0 + u < ng) x[u] = __ldcg(oc + u * kStrideF4);
+          CUTLASS_PRAGMA_UNROLL
+          for (int u = 0; u < kLoadsInFlight; ++u) {
+            const float wc = exp2f(__shfl_sync(0xffffffffu, lg, (c0 + u) % 32) - base);
+            if (c0 + u < ng) {
+              acc.x += wc * x[u].x;
+              acc.y += wc * x[u].y;
+              acc.z += wc * x[u].z;
+              acc.w += wc * x[u].w;
+            }
+          }
+        }
+      }
+      const bool any = !(l <= 0.f);  // NaN propagates
+      const float inv = any ? 1.f / l : 0.f;
+      // Columns 4 lane .. 4 lane + 3: half of 16-byte chunk lane / 2.
+      __nv_bfloat162 lo = __floats2bfloat162_rn(acc.x * inv, acc.y * inv);
+      __nv_bfloat162 hi = __floats2bfloat162_rn(acc.z * inv, acc.w * inv);
+      const uint32_t dst = s_stage + sw128_offset_bytes<T::kBlockM>(cw * 64 + r, lane / 2) + (lane % 2) * 8;
+      asm volatile("st.shared.v2.b32 [%0], {%1, %2};" ::"r"(dst), "r"(*reinterpret_cast<uint32_t*>(&lo)),
+                   "r"(*reinterpret_cast<uint32_t*>(&hi)));
+      if (lane == 0 && m0 + r < rows_total) {
+        const int row = m0 + r, token = row / kGroup, head = w.kv_head * kGroup + row % kGroup;
+        p.lse[(long long)(w.q_start + token) * kNumQoHeads + head] = any ? mx + __log2f(l) : -INFINITY;
+      }
+    }
+    named_bar_sync(128, kBarConsumerWG + cw);  // this warpgroup's rows are staged
+    // shared -> global: 64 rows x 16 chunks of 16 bytes (rows past the
+    // sequence's are not stored).
+    copy_out_rows<T, 64 / 8>(p, w, w.m_block * T::kBlockM, cw * 64 + t / 16, t % 16, s_stage);
   }
 };
 

@@ -25,7 +25,10 @@ namespace pagedattn {
 constexpr int kSortMaxBatch = 256;        // units::SORT_MAX_BATCH
 constexpr int kWarpPlanMaxBatch = 32;     // units::WARP_PLAN_MAX_BATCH: one warp builds the plan
 constexpr int kMinChunkKeys = 512;        // units::MIN_CHUNK_KEYS: a chunk's merge costs about this much
-constexpr int kMaxChunks = 16;            // units::MAX_CHUNKS: chunks per tile at most (the merge is serial)
+constexpr int kMaxChunks = 64;            // units::MAX_CHUNKS: chunks per tile at most (automatic split)
+constexpr int kMaxChunksByFragments = 32;  // units::MAX_CHUNKS_BY_FRAGMENTS: the same where a tile is
+                                           // merged by fragments (a chunk per round)
+constexpr int kRowMergeMaxRows = 16;       // units::ROW_MERGE_MAX_ROWS: merged by rows up to this many
 constexpr int kNoSplit = INT_MAX;         // split size meaning "nothing is split"
 
 enum UnitState : int {
@@ -199,16 +202,23 @@ __device__ __forceinline__ long long block_max(long long x, long long* red) {
 // larger; the first of equal estimates wins. `units(c)` returns, for split
 // size c (kNoSplit: none), a sum over the sequences of (split chunks << 32)
 // + unsplit tiles, one kv head, reduced over the plan's threads (uniform).
-// units::SPLIT_CANDIDATES: 1, 2, 3, 4, 6, 8, 12, 16 chunks.
-constexpr int kNumSplitCandidates = 8;
+// units::SPLIT_CANDIDATES: 1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64 chunks.
+constexpr int kNumSplitCandidates = 12;
 __device__ __forceinline__ int split_candidate(int i) {
-  return i < 4 ? i + 1 : i == 4 ? 6 : i == 5 ? 8 : i == 6 ? 12 : 16;
+  // From the fifth on, 6 and 8 times powers of two (arithmetic: a table
+  // indexed at run time would go to local memory).
+  return i < 4 ? i + 1 : ((i & 1) ? 8 : 6) << ((i - 4) >> 1);
+}
+// units::max_chunks: most chunks per tile for a call whose longest
+// sequence has q_max queries (merged by rows: SplitMerge::by_rows).
+__device__ __forceinline__ int max_chunks(int q_max) {
+  return (long long)q_max * kGroup <= kRowMergeMaxRows ? kMaxChunks : kMaxChunksByFragments;
 }
 constexpr int kUnitCostBlocks128 = 1;   // units::UNIT_COST_BLOCKS128
 constexpr int kChunkCostBlocks128 = 4;  // units::CHUNK_COST_BLOCKS128
 
 template <int kBN, class Units>
-__device__ __forceinline__ int auto_chunk(const Params& p, long long work, int nb_max, Units units) {
+__device__ __forceinline__ int auto_chunk(const Params& p, long long work, int nb_max, int q_max, Units units) {
   constexpr int kMinChunk = 2 * kMinChunkKeys / kBN;
   constexpr long long o = kUnitCostBlocks128 * 128 / kBN, os = kChunkCostBlocks128 * 128 / kBN;
   // Nothing to split (the common case, no reduction): the first cut is too short.
@@ -220,6 +230,7 @@ __device__ __forceinline__ int auto_chunk(const Params& p, long long work, int n
 #pragma unroll 1
   for (int i = 0; i < kNumSplitCandidates; ++i) {
     const int k = split_candidate(i);
+    if (k > max_chunks(q_max)) break;
     const int c = k == 1 ? kNoSplit : (nb_max + k - 1) / k;
     if (k > 1 && (c < kMinChunk || nb_max <= c)) break;
     const long long packed = units(c);
@@ -258,20 +269,22 @@ __device__ void build_plan(const Params& p, Plan& pl, int* scratch) {
   int* s_nb = scratch + 4 * kMax;
   int* s_rank = scratch + 5 * kMax;
   long long work = 0;
-  int nb_max = 0;
+  int nb_max = 0, q_max = 0;
   for (int b = tid; b < batch; b += kThreads) {
     const SeqRange r = load_seq(p, b);
     const Shape s{r.q_len, r.kv_len};
     s_range[b] = r;
     s_nb[b] = s.max_blocks();
     nb_max = max(nb_max, s_nb[b]);
+    q_max = max(q_max, r.q_len);
     work += s.total_blocks();
   }
   work = kNumKvHeads * block_sum<kThreads>(work, pl.red);
   nb_max = (int)block_max<kThreads>(nb_max, pl.red);
   int chunk = initial_chunk(p);
-  if (p.split_blocks == 0)
-    chunk = auto_chunk<kBN>(p, work, nb_max, [&](int c) {
+  if (p.split_blocks == 0) {
+    q_max = (int)block_max<kThreads>(q_max, pl.red);
+    chunk = auto_chunk<kBN>(p, work, nb_max, q_max, [&](int c) {
       long long v = 0;
       for (int b = tid; b < batch; b += kThreads) {
         const Shape s{s_range[b].q_len, s_range[b].kv_len};
@@ -279,6 +292,7 @@ __device__ void build_plan(const Params& p, Plan& pl, int* scratch) {
       }
       return block_sum<kThreads>(v, pl.red);
     });
+  }
   long long n_split;
   for (;;) {  // double the chunk until the split units fit the merge slots
     long long n1 = 0;
@@ -382,11 +396,15 @@ __device__ void build_plan_warp(const Params& p, Plan& pl) {
   CUTLASS_PRAGMA_UNROLL
   for (int o = 16; o > 0; o >>= 1) nb_max = max(nb_max, __shfl_xor_sync(0xffffffffu, nb_max, o));
   int chunk = initial_chunk(p);
-  if (p.split_blocks == 0)
-    chunk = auto_chunk<kBN>(p, work, nb_max, [&](int c) {
+  if (p.split_blocks == 0) {
+    int q_max = real ? r.q_len : 0;
+    CUTLASS_PRAGMA_UNROLL
+    for (int o = 16; o > 0; o >>= 1) q_max = max(q_max, __shfl_xor_sync(0xffffffffu, q_max, o));
+    chunk = auto_chunk<kBN>(p, work, nb_max, q_max, [&](int c) {
       const long long v = !real ? 0 : c == kNoSplit ? s.tiles() : ((long long)s.split_chunks(c) << 32) + s.unsplit(c);
       return warp_sum(v);
     });
+  }
   long long n_split;
   for (;;) {
     n_split = kNumKvHeads * warp_sum(real && chunk != kNoSplit ? s.split_chunks(chunk) : 0);

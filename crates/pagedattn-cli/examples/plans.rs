@@ -1,0 +1,60 @@
+//! Prints, for each call of workload files, the configuration the host
+//! picks and the plan the kernel runs on an H200 (132 SMs): the split size,
+//! the chunks of the longest tile and the work units.
+//!
+//!     cargo run --release -p pagedattn-cli --example plans -- FILE.jsonl ...
+use pagedattn::schedule::{SplitPolicy, TileConfig};
+use pagedattn::units::{merge_slots, PlanInputs, UnitPlan};
+use pagedattn_cli::workload::load_file;
+
+const SMS: usize = 132;
+
+fn main() {
+    for file in std::env::args().skip(1) {
+        let calls = match load_file(&file) {
+            Ok(calls) => calls,
+            Err(e) => {
+                eprintln!("{file}: {e}");
+                std::process::exit(2);
+            }
+        };
+        for w in calls {
+            let (total_q, keys) = (
+                *w.qo_indptr.last().unwrap_or(&0) as usize,
+                *w.kv_indptr.last().unwrap_or(&0) as usize,
+            );
+            let batch = w.qo_indptr.len().saturating_sub(1);
+            let config = if TileConfig::prefers_m192(&w.qo_indptr, &w.kv_indptr) {
+                TileConfig::M192
+            } else {
+                TileConfig::choose(total_q, keys, batch)
+            };
+            let ctas_per_sm = if config == TileConfig::M64 { 2 } else { 1 };
+            let plan = UnitPlan::new(&PlanInputs {
+                config,
+                qo_indptr: &w.qo_indptr,
+                kv_indptr: &w.kv_indptr,
+                total_q,
+                num_kv_indices: keys,
+                grid: SMS * ctas_per_sm,
+                split: SplitPolicy::Auto,
+                partial_slots: merge_slots(config, SMS),
+            });
+            let max_chunks = plan.units.iter().map(|u| u.n_chunks).max().unwrap_or(0);
+            let chunk = if plan.chunk == i64::MAX {
+                "-".to_string()
+            } else {
+                plan.chunk.to_string()
+            };
+            println!(
+                "{}\t{}\tchunk {}\tchunks/tile {}\tunits {}\tsplit units {}",
+                w.name,
+                config.name(),
+                chunk,
+                max_chunks,
+                plan.units.len(),
+                plan.split_units
+            );
+        }
+    }
+}
