@@ -304,8 +304,10 @@ impl SeqLengths {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum SplitPolicy {
     /// Split where the plan's estimate of the call's time says it pays
-    /// ([`crate::units::auto_chunk`]: the longest tile cut into 1-16 chunks
-    /// of at least 1024 keys, the cut with the least estimated time), decided
+    /// ([`crate::units::auto_chunk`]: the longest tile cut into 1-64 chunks
+    /// of at least 1024 keys, up to 64 for calls of at most 2 queries a
+    /// sequence (merged by rows) and 32 otherwise, the cut with the least
+    /// estimated time), decided
     /// from the indptrs on the device, or on the host by
     /// [`crate::PagedPrefill::plan`].
     #[default]
