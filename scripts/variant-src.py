@@ -149,11 +149,11 @@ EDITS = {
     ],
     "nomerge": [
         ("attention.cu",
-         "      SplitMerge<T>::merge(p, w, cw, t, tOrO, lse);",
-         "      // diagnostic: no merge"),
+         "      SplitMerge<T>::merge(p, wo, cw, t, tOrO, lse);",
+         "      // diagnostic: no merge (by fragments; the merge by rows stays)"),
     ],
     "nosplitsync": [
-        ("attention.cu", "    if (w.n_chunks > 1) {", "    if (false) {  // diagnostic: no partial write, count or merge"),
+        ("attention.cu", "    if (wo.n_chunks > 1) {", "    if (false) {  // diagnostic: no partial write, count or merge"),
     ],
     "timeline": [
         ("attn/kernel_traits.cuh", "namespace pagedattn {", TIMELINE_HEADER + "\nnamespace pagedattn {"),
