@@ -16,9 +16,10 @@
 //  - by rows (a few query rows over a long key range: a decode-like call,
 //    which the split cuts into up to 64 chunks): only the real rows, as
 //    float [64][128] and lse float [64] (of the fragments' 256); a warp merges a row at a time, each
-//    lane 4 columns, the max and the lse's sum through a fixed shuffle tree,
-//    straight into the epilogue's staging buffer. Its rounds follow the real
-//    rows, not the tile's 64.
+//    lane 4 columns (8 chunks in flight, by cp.async through shared memory),
+//    the max and the lse's sum through a fixed shuffle tree, into the
+//    epilogue's staging buffer. Its rounds follow the real rows, not the
+//    tile's 64.
 #pragma once
 #include "attn/kernel_traits.cuh"
 #include "attn/epilogue.cuh"
@@ -28,8 +29,6 @@ namespace pagedattn {
 template <class T>
 struct SplitMerge {
   static constexpr int kVecs = 16;  // float4 per thread: 64 accumulator values
-  static constexpr int kLoadsInFlight = 4;  // by rows: chunks a lane loads before it adds them
-                                            // (more spill the persistent kernels' registers)
 
   // Rows of the tile's warpgroup cw that are real (0..64).
   __device__ __forceinline__ static int live_rows(const WorkUnit& w, int cw) {
@@ -156,11 +155,19 @@ struct SplitMerge {
     CUTLASS_PRAGMA_UNROLL
     for (int v = 0; v < 4 * kVecs; ++v) tOrO(v) *= inv[(v >> 1) & 1];
   }
-  // By rows: merges every chunk of the tile into the warpgroup's rows of the staging
-  // buffer at s_stage (bf16, the epilogue's sw128 layout; the unit's Q slot,
-  // which its last QK GEMM has finished reading) and stores the rows' lse.
+  // By rows: merges every chunk of the tile into the warpgroup's rows of the
+  // staging buffer at s_stage (bf16, the epilogue's sw128 layout; the unit's
+  // Q slot, which its last QK GEMM has finished reading) and stores the
+  // rows' lse. A warp takes rows warp, warp + 4, ... (at most 4: 16 rows);
+  // each lane loads its 16 bytes of kChunksInFlight chunks' row by cp.async
+  // into the warp's own 4 KB of the staging buffer (no registers held, so
+  // more chunks in flight than registers allow) and reads back only what it
+  // loaded. The results wait in registers until every warp is done with its
+  // scratch, which overlaps the staged rows.
   __device__ __forceinline__ static void merge_rows_to_stage(const Params& p, const WorkUnit& w, int cw, int t,
-                                                        uint32_t s_stage) {
+                                                            uint32_t s_stage) {
+    static_assert(kRowMergeMaxRows <= 16, "four rows a warp at most");
+    constexpr int kChunksInFlight = 8;  // 8 x 512 bytes: the warp's 4 KB
     const int live = live_rows(w, cw), n = w.n_chunks;
     const int warp = t / 32, lane = t % 32;
     const int rows_total = w.q_len * kGroup, m0 = w.m_block * T::kBlockM + cw * 64;
@@ -168,8 +175,17 @@ struct SplitMerge {
     // chunks' rows lie a fixed stride apart.
     constexpr int kStrideF4 = kNumKvHeads * T::kConsumerWGs * 64 * kHeadDim / 4;  // float4s
     auto slot_of = [&](int c) { return w.sem + kNumKvHeads * c; };
-#pragma unroll 1
-    for (int r = warp; r < live; r += 4) {
+    // The warp's scratch: its 16 rows of the warpgroup's staging rows, 2 KB
+    // in each of the two 128-byte column panels; chunk u's row at 512 u.
+    const uint32_t scratch0 = s_stage + (cw * 64 + warp * 16) * 128;
+    const uint32_t scratch1 = scratch0 + T::kBlockM * 128;
+    auto scratch = [&](int u) { return (u < 4 ? scratch0 + u * 512 : scratch1 + (u - 4) * 512) + lane * 16; };
+    uint32_t out_lo[4], out_hi[4];
+    CUTLASS_PRAGMA_UNROLL
+    for (int k = 0; k < 4; ++k) {
+      const int r = warp + 4 * k;
+      out_lo[k] = out_hi[k] = 0;
+      if (r >= live) continue;
       // The rows' max and sum over the chunks' lse, 32 chunks at a time
       // (one group below 33 chunks).
       float mx = -INFINITY, l = 0.f;
@@ -195,36 +211,49 @@ struct SplitMerge {
         const float4* o = reinterpret_cast<const float4*>(row_o_ptr(p, slot_of(g0), cw, r)) + lane;
         const int ng = min(n - g0, 32);
 #pragma unroll 1
-        for (int c0 = 0; c0 < ng; c0 += kLoadsInFlight) {
-          float4 x[kLoadsInFlight];
-          const float4* oc = o + c0 * kStrideF4;  // the loads below: constant offsets from one address
+        for (int c0 = 0; c0 < ng; c0 += kChunksInFlight) {
+          const float4* oc = o + c0 * kStrideF4;
           CUTLASS_PRAGMA_UNROLL
-          for (int u = 0; u < kLoadsInFlight; ++u)
-            if (c0 + u < ng) x[u] = __ldcg(oc + u * kStrideF4);
+          for (int u = 0; u < kChunksInFlight; ++u)
+            if (c0 + u < ng)
+              asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(scratch(u)), "l"(oc + u * kStrideF4)
+                           : "memory");
+          asm volatile("cp.async.wait_all;\n" ::: "memory");
           CUTLASS_PRAGMA_UNROLL
-          for (int u = 0; u < kLoadsInFlight; ++u) {
+          for (int u = 0; u < kChunksInFlight; ++u) {
             const float wc = exp2f(__shfl_sync(0xffffffffu, lg, (c0 + u) % 32) - base);
             if (c0 + u < ng) {
-              acc.x += wc * x[u].x;
-              acc.y += wc * x[u].y;
-              acc.z += wc * x[u].z;
-              acc.w += wc * x[u].w;
+              float4 x;
+              asm volatile("ld.shared.v4.f32 {%0, %1, %2, %3}, [%4];"
+                           : "=f"(x.x), "=f"(x.y), "=f"(x.z), "=f"(x.w)
+                           : "r"(scratch(u)));
+              acc.x += wc * x.x;
+              acc.y += wc * x.y;
+              acc.z += wc * x.z;
+              acc.w += wc * x.w;
             }
           }
         }
       }
       const bool any = !(l <= 0.f);  // NaN propagates
       const float inv = any ? 1.f / l : 0.f;
-      // Columns 4 lane .. 4 lane + 3: half of 16-byte chunk lane / 2.
       __nv_bfloat162 lo = __floats2bfloat162_rn(acc.x * inv, acc.y * inv);
       __nv_bfloat162 hi = __floats2bfloat162_rn(acc.z * inv, acc.w * inv);
-      const uint32_t dst = s_stage + sw128_offset_bytes<T::kBlockM>(cw * 64 + r, lane / 2) + (lane % 2) * 8;
-      asm volatile("st.shared.v2.b32 [%0], {%1, %2};" ::"r"(dst), "r"(*reinterpret_cast<uint32_t*>(&lo)),
-                   "r"(*reinterpret_cast<uint32_t*>(&hi)));
+      out_lo[k] = *reinterpret_cast<uint32_t*>(&lo);
+      out_hi[k] = *reinterpret_cast<uint32_t*>(&hi);
       if (lane == 0 && m0 + r < rows_total) {
         const int row = m0 + r, token = row / kGroup, head = w.kv_head * kGroup + row % kGroup;
         p.lse[(long long)(w.q_start + token) * kNumQoHeads + head] = any ? mx + __log2f(l) : -INFINITY;
       }
+    }
+    named_bar_sync(128, kBarConsumerWG + cw);  // every warp is done with its scratch
+    CUTLASS_PRAGMA_UNROLL
+    for (int k = 0; k < 4; ++k) {
+      const int r = warp + 4 * k;
+      if (r >= live) continue;
+      // Columns 4 lane .. 4 lane + 3: half of 16-byte chunk lane / 2.
+      const uint32_t dst = s_stage + sw128_offset_bytes<T::kBlockM>(cw * 64 + r, lane / 2) + (lane % 2) * 8;
+      asm volatile("st.shared.v2.b32 [%0], {%1, %2};" ::"r"(dst), "r"(out_lo[k]), "r"(out_hi[k]));
     }
     named_bar_sync(128, kBarConsumerWG + cw);  // this warpgroup's rows are staged
     // shared -> global: 64 rows x 16 chunks of 16 bytes (rows past the
