@@ -9,17 +9,18 @@
 //
 // Two layouts, chosen per tile and warpgroup by its real rows (all chunks
 // of a tile agree):
-//  - by fragments (more than kRowMergeMaxRows real rows, scheduler.cuh): the 128 threads'
-//    accumulator fragments as float4 [16][128] (each warp store is 512
-//    contiguous bytes) and their two rows' lse as float2 [128]; every
-//    thread merges its own fragment, 16 loads in flight, one chunk a round;
+//  - by fragments (more than kRowMergeMaxRows real rows, scheduler.cuh):
+//    the 128 threads' accumulator fragments as float4 [16][128] (each warp
+//    store is 512 contiguous bytes) and their two rows' lse as float2
+//    [128]; every thread merges its own fragment, 16 loads in flight, one
+//    chunk a round;
 //  - by rows (a few query rows over a long key range: a decode-like call,
 //    which the split cuts into up to 64 chunks): only the real rows, as
-//    float [64][128] and lse float [64] (of the fragments' 256); a warp merges a row at a time, each
-//    lane 4 columns (8 chunks in flight, by cp.async through shared memory),
-//    the max and the lse's sum through a fixed shuffle tree, into the
-//    epilogue's staging buffer. Its rounds follow the real rows, not the
-//    tile's 64.
+//    float [64][128] and lse float [64] (of the fragments' 256); a warp
+//    merges a row at a time, each lane 4 columns (8 chunks in flight, by
+//    cp.async through shared memory), the max and the lse's sum through a
+//    fixed shuffle tree, into the epilogue's staging buffer. Its rounds
+//    follow the real rows, not the tile's 64.
 #pragma once
 #include "attn/kernel_traits.cuh"
 #include "attn/epilogue.cuh"
