@@ -1,13 +1,14 @@
 #!/usr/bin/env python3
 """Writes workloads/split.jsonl: small calls the automatic split cuts into
-chunks (cached prefixes of 2048 keys under 4-16 queries), in both tile
-configurations and both device plans (one warp up to 32 sequences, the
-whole CTA above): for the sanitizers and the GPU tests of the merge path.
+chunks (cached prefixes of 2048 keys under 4-16 queries; 1-2 queries over
+up to 5000 keys, whose tiles merge by rows), in both tile configurations
+and both device plans (one warp up to 32 sequences, the whole CTA above):
+for the sanitizers and the GPU tests of the merge path.
 
     python3 scripts/make-split-workloads.py [OUT]   # default workloads/split.jsonl
 
 Which calls split is decided by the plan (src/units.rs, auto_chunk): with 132
-m128 / 264 m64 CTAs, all three do (chunks of 8, 8 and 16 blocks).
+m128 / 264 m64 CTAs, all five do (chunks of 8, 8, 16, 20 and 16 blocks).
 """
 import json
 import random
@@ -31,6 +32,9 @@ def main():
         workload("split_q16_kv2048_b1", [(16, 2048)], 4096, rng),           # m128, warp plan
         workload("split_q16_kv2048_b8", [(16, 2048)] * 7 + [(40, 1800)], 8192, rng),
         workload("split_q4_kv2048_b33", [(4, 2048)] * 32 + [(0, 0)], 8192, rng),  # m64, CTA plan
+        # m64, merged by rows (at most 2 queries a sequence).
+        workload("split_q1_kv5000_b1", [(1, 5000)], 8192, rng),
+        workload("split_q1-2_b6", [(1, 4000), (2, 3000), (0, 500), (2, 1), (1, 0), (2, 2600)], 16384, rng),
     ]
     with open(out, "w") as f:
         for w in ws:
