@@ -17,6 +17,8 @@ differently.
                                                            # call 2: dist/holdout2.jsonl
     python3 scripts/make-sweep-workloads.py --holdout3 [OUT]  # call 3: dist/holdout3.jsonl
     python3 scripts/make-sweep-workloads.py --holdout4 [OUT]  # call 4's draw: dist/holdout4-all.jsonl
+    python3 scripts/make-sweep-workloads.py --decode [OUT]    # dist/decode-sweep.jsonl
+    python3 scripts/make-sweep-workloads.py --decode-holdout [OUT]  # dist/decode-holdout.jsonl
 
 --tiles: calls of 1-3 sequences of 256-1280 tokens (kv_len == q_len, and a
 few with a short cached prefix), whose m128 tiles fit in about one wave of
@@ -44,6 +46,16 @@ queries over 1500-28000 keys, at least 8 keys a query), queries and keys
 within 10% of the nominal, 379 calls (the eighteenth session's call 4 took
 the first 12 the rule gives to m192 and the first 12 it does not:
 `bench-results/h200-v24-session/prepare4.sh`).
+
+--decode: decode-like calls (1-15 queries a sequence over 2048-65536 keys,
+1-64 sequences, at most 131072 keys a call), all sequences of one length:
+where the m64 tiles and the 128-row ones were measured against each other
+(the nineteenth session's call 8 found m128dv 0.905-0.94 of m64's time on
+some decode calls and slower on others); 16 calls, ~13 MB.
+
+--decode-holdout: 16 random decode-like calls (1-128 sequences, 1-15
+queries, 1024-65536 keys, at most 131072 keys a call), lengths within 10%
+of the nominal: for checking a rule fitted on --decode.
 """
 import json
 import random
@@ -71,6 +83,10 @@ SHAPES_HOLDOUT3 = [(1, 60, 20000), (1, 116, 6000), (1, 186, 12000), (2, 60, 9000
                    (2, 60, 30000), (3, 116, 8000), (4, 56, 16000), (2, 120, 16000), (8, 60, 4000),
                    (1, 250, 12000)]
 HOLDOUT4_DRAW = 400
+SHAPES_DECODE = [(1, 1, 32768), (1, 2, 65536), (1, 4, 32768), (1, 8, 65536), (1, 12, 16384), (2, 1, 65536),
+                 (2, 6, 32768), (4, 1, 32768), (4, 8, 16384), (8, 2, 16384), (8, 12, 8192), (16, 1, 8192),
+                 (16, 4, 8192), (32, 1, 4096), (32, 8, 2048), (64, 2, 2048)]
+DECODE_HOLDOUT_CALLS = 16
 SHAPES_TILES = [(1, L, L) for L in (256, 320, 384, 448, 512, 576, 640, 704, 768, 896, 1024, 1280)] + \
                [(2, 320, 320), (2, 384, 384), (2, 448, 448), (3, 320, 320), (1, 400, 600), (1, 600, 800),
                 (2, 300, 500)]
@@ -78,7 +94,8 @@ SHAPES_TILES = [(1, L, L) for L in (256, 320, 384, 448, 512, 576, 640, 704, 768,
 
 def main():
     args = sys.argv[1:]
-    mode = next((a for a in args if a in ("--m64", "--tiles", "--holdout", "--holdout2", "--holdout3", "--holdout4")), "")
+    mode = next((a for a in args if a in ("--m64", "--tiles", "--holdout", "--holdout2", "--holdout3", "--holdout4",
+                                          "--decode", "--decode-holdout")), "")
     args = [a for a in args if a != mode]
     shapes, default, seed, prefix = {
         "": (SHAPES, "dist/sweep.jsonl", 11, "sweep"),
@@ -88,7 +105,17 @@ def main():
         "--holdout2": (SHAPES_HOLDOUT2, "dist/holdout2.jsonl", 29, "holdout2"),
         "--holdout3": (SHAPES_HOLDOUT3, "dist/holdout3.jsonl", 31, "holdout3"),
         "--holdout4": ([], "dist/holdout4-all.jsonl", 41, "holdout4"),
+        "--decode": (SHAPES_DECODE, "dist/decode-sweep.jsonl", 43, "decode"),
+        "--decode-holdout": ([], "dist/decode-holdout.jsonl", 47, "decodeho"),
     }[mode]
+    if mode == "--decode-holdout":
+        draw = random.Random(53)
+        while len(shapes) < DECODE_HOLDOUT_CALLS:
+            b = draw.choice([1, 1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 96, 128])
+            q, kv = draw.randint(1, 15), draw.choice([1024, 2048, 3000, 4096, 6000, 8192, 12000, 16384, 24000,
+                                                      32768, 48000, 65536])
+            if b * kv <= 131072 and (b, q, kv) not in shapes:
+                shapes.append((b, q, kv))
     if mode == "--holdout4":
         draw = random.Random(37)
         for _ in range(HOLDOUT4_DRAW):
@@ -96,7 +123,7 @@ def main():
             q, kv = draw.randint(20, 300), draw.choice([1500, 2500, 4000, 6000, 9000, 12000, 16000, 20000, 28000])
             if kv >= 8 * q and (b, q, kv) not in shapes:
                 shapes.append((b, q, kv))
-    jitter = mode in ("--holdout", "--holdout2", "--holdout3", "--holdout4")
+    jitter = mode in ("--holdout", "--holdout2", "--holdout3", "--holdout4", "--decode-holdout")
     out = args[0] if args else default
     rng = random.Random(seed)
     with open(out, "w") as f:
@@ -106,7 +133,7 @@ def main():
                 q_jitter, kv_jitter = (0.2, 0.3)
                 if mode == "--holdout2" and i < 12:
                     q_jitter, kv_jitter = (0.05, 0.02)
-                elif mode == "--holdout4":
+                elif mode in ("--holdout4", "--decode-holdout"):
                     q_jitter, kv_jitter = (0.1, 0.1)
                 elif mode == "--holdout3":
                     q_jitter, kv_jitter = (0.05, 0.02 if i < 12 else 0.08)
