@@ -3,7 +3,7 @@
 //! the chunks of the longest tile and the work units.
 //!
 //!     cargo run --release -p pagedattn-cli --example plans -- FILE.jsonl ...
-use pagedattn::schedule::{SplitPolicy, TileConfig};
+use pagedattn::schedule::{HostPlan, SplitPolicy, TileConfig};
 use pagedattn::units::{merge_slots, PlanInputs, UnitPlan};
 use pagedattn_cli::workload::load_file;
 
@@ -19,23 +19,22 @@ fn main() {
             }
         };
         for w in calls {
-            let (total_q, keys) = (
-                *w.qo_indptr.last().unwrap_or(&0) as usize,
-                *w.kv_indptr.last().unwrap_or(&0) as usize,
-            );
-            let batch = w.qo_indptr.len().saturating_sub(1);
-            let config = if TileConfig::prefers_m192(&w.qo_indptr, &w.kv_indptr) {
-                TileConfig::M192
-            } else {
-                TileConfig::choose(total_q, keys, batch)
+            let dims = w.dims();
+            // The configuration the bench and the Python `plan` launch.
+            let config = match HostPlan::new(&dims, &w.qo_indptr, &w.kv_indptr, None) {
+                Ok(plan) => plan.config,
+                Err(e) => {
+                    eprintln!("{}: {e}", w.name);
+                    continue;
+                }
             };
             let ctas_per_sm = if config == TileConfig::M64 { 2 } else { 1 };
             let plan = UnitPlan::new(&PlanInputs {
                 config,
                 qo_indptr: &w.qo_indptr,
                 kv_indptr: &w.kv_indptr,
-                total_q,
-                num_kv_indices: keys,
+                total_q: dims.total_q,
+                num_kv_indices: dims.num_kv_indices,
                 grid: SMS * ctas_per_sm,
                 split: SplitPolicy::Auto,
                 partial_slots: merge_slots(config, SMS),
