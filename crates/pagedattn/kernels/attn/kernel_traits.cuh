@@ -40,13 +40,14 @@ __device__ __forceinline__ void named_bar_arrive(int threads, int id) {
 }
 
 template <int kBlockM_, int kBlockN_, int kStages_, int kCtasPerSm_, int kPlanMaxBatch_, int kQSlots_,
-          int kStagesV_ = kStages_>
+          int kStagesV_ = kStages_, int kGatherLanes_ = 4>
 struct KernelTraits {
   using Element = cutlass::bfloat16_t;
   static constexpr int kBlockM = kBlockM_;       // packed (token, head) rows per tile
   static constexpr int kBlockN = kBlockN_;       // keys per step
   static constexpr int kStages = kStages_;       // K ring depth
   static constexpr int kStagesV = kStagesV_;     // V ring depth (V is read a step after K)
+  static constexpr int kGatherLanes = kGatherLanes_;  // lanes a K/V row in the gather (GatherLoader)
   static constexpr int kConsumerWGs = kBlockM / 64;  // one wgmma M=64 slab each
   static_assert(kConsumerWGs >= 1 && kConsumerWGs <= kMaxConsumerWGs, "named barriers per consumer warpgroup");
   // Merge semaphores per slot, one per consumer warpgroup; at least two

@@ -22,48 +22,84 @@ __host__ __device__ constexpr int sw128_offset_bytes(int row, int chunk) {
   return (chunk / 8) * kRows * 128 + row * 128 + (((chunk % 8) ^ (row % 8)) * 16);
 }
 
-// Thread -> data map: a warp moves 8 rows per instruction, 4 threads per row,
-// each thread 16 bytes (4 instructions cover a 256-byte row). A thread
-// therefore owns kRows / 32 rows of a tile and needs one page id per row, not
-// one per 16-byte chunk: 4x fewer page-id loads, range checks and 64-bit
-// address computations than 16 threads per row, with the same coalescing
-// (each instruction reads 8 rows x 64 contiguous bytes). Shared memory takes
-// a 16-byte-per-thread store a quarter-warp (8 lanes: two rows) at a time, so
-// the two rows of a quarter-warp must hit different halves of the 8 16-byte
-// bank groups: even rows start with chunks 0-3 of a 64-column block, odd rows
-// with chunks 4-7. (Both rows starting with chunks 0-3 made every store two
-// wavefronts per quarter-warp: 22% of the kernel's shared-memory wavefronts.)
+// Thread -> data map (T::kGatherLanes lanes a row, 16 bytes each a
+// cp.async):
+//  - 4 lanes a row: a warp moves 8 rows per instruction, each row's 64
+//    contiguous bytes (4 instructions cover a 256-byte row). A thread owns
+//    kRows / 32 rows of a tile and needs one page id per row: 4x fewer
+//    page-id loads, range checks and 64-bit address computations than 16
+//    lanes a row, which matters where the producer shares issue slots with
+//    busy GEMM warps (the 128-row tiles). Shared memory takes a 16-byte
+//    store a quarter-warp (8 lanes: two rows) at a time, so the two rows of
+//    a quarter-warp must hit different halves of the 8 16-byte bank groups:
+//    even rows start with chunks 0-3 of a 64-column block, odd rows with
+//    chunks 4-7. (Both rows starting with chunks 0-3 made every store two
+//    wavefronts per quarter-warp: 22% of the kernel's shared-memory
+//    wavefronts.)
+//  - 8 lanes a row: a warp moves 4 rows per instruction, each row's whole
+//    128-byte line (2 instructions a row; a quarter-warp stores one row's
+//    line, conflict-free). For m64, whose decode-like calls are held by the
+//    K/V stream: measured on the H200 (bench/micro/decode_gather.cu, the
+//    stream of 64 sequences x 4096 keys without math), half-line requests
+//    took 150 us whatever the ring's depth, whole lines 136-141.
 template <class T>
 struct GatherLoader {
   static_assert(T::kProducerThreads == 128, "4 producer warps");
-  static constexpr int kRowsPerPass = 32;
+  static constexpr int kLanes = T::kGatherLanes;
+  static_assert(kLanes == 4 || kLanes == 8, "4 or 8 lanes a row");
+  static constexpr int kRowsPerPass = 128 / kLanes;
   static constexpr int kKvRows = T::kBlockN / kRowsPerPass;  // rows per thread per K/V block
   static constexpr int kQRows = T::kBlockM / kRowsPerPass;   // rows per thread per Q tile
-  int row0;       // first row this thread moves; then every 32 rows
+  static constexpr int kChunks = 16 / kLanes;                // 16-byte chunks of a row per thread
+  int row0;       // first row this thread moves; then every kRowsPerPass rows
   int col;        // first element of this thread's first 16-byte chunk: 8 * c
-  int dcol;       // + 32 or - 32: its second chunk, c ^ 4
-  // Shared-memory byte offsets of chunks c and c ^ 4 of row row0 (+ kRows *
-  // 128 in the second 64-column block): the swizzle XORs the chunk index with
-  // row % 8, which is the same for every row of this thread.
+  int dcol;       // 4 lanes: + 32 or - 32, its second chunk c ^ 4
+  // Shared-memory byte offsets of chunks c and (4 lanes) c ^ 4 of row row0
+  // (+ kRows * 128 in the second 64-column block): the swizzle XORs the
+  // chunk index with row % 8, which is the same for every row of this
+  // thread.
   int sw0, sw1;
 
   __device__ __forceinline__ explicit GatherLoader(int producer_tid) {
-    const int lane = producer_tid % 32, r8 = lane / 4;
-    const int c = lane % 4 + 4 * (r8 & 1);
-    row0 = (producer_tid / 32) * 8 + r8;
-    col = c * 8;
-    dcol = (c & 4) ? -32 : 32;
-    sw0 = row0 * 128 + ((c ^ r8) * 16);
-    sw1 = sw0 ^ 64;
+    const int lane = producer_tid % 32;
+    if constexpr (kLanes == 4) {
+      const int r8 = lane / 4;
+      const int c = lane % 4 + 4 * (r8 & 1);
+      row0 = (producer_tid / 32) * 8 + r8;
+      col = c * 8;
+      dcol = (c & 4) ? -32 : 32;
+      sw0 = row0 * 128 + ((c ^ r8) * 16);
+      sw1 = sw0 ^ 64;
+    } else {
+      const int c = lane % 8;
+      row0 = (producer_tid / 32) * 4 + lane / 8;
+      col = c * 8;
+      dcol = 0;
+      sw0 = row0 * 128 + ((c ^ (row0 % 8)) * 16);
+      sw1 = sw0;
+    }
+  }
+
+  // Byte offset, from its pass's first row, of this thread's chunk j (0 <=
+  // j < kChunks) of a row of a kRows-row tile.
+  template <int kRows>
+  __device__ __forceinline__ uint32_t chunk_off(int j) const {
+    if constexpr (kLanes == 4) return ((j & 2) ? kRows * 128 : 0) + ((j & 1) ? sw1 : sw0);
+    else return (j ? kRows * 128 : 0) + sw0;
   }
 
   template <int kRows>
   __device__ __forceinline__ void copy_row(uint32_t s, int pass, const __nv_bfloat16* src, bool valid) const {
     const uint32_t r = s + pass * kRowsPerPass * 128;
-    cp_async_16_zfill(r + sw0, src, valid);
-    cp_async_16_zfill(r + sw1, src + dcol, valid);
-    cp_async_16_zfill(r + kRows * 128 + sw0, src + 64, valid);
-    cp_async_16_zfill(r + kRows * 128 + sw1, src + 64 + dcol, valid);
+    if constexpr (kLanes == 4) {
+      cp_async_16_zfill(r + sw0, src, valid);
+      cp_async_16_zfill(r + sw1, src + dcol, valid);
+      cp_async_16_zfill(r + kRows * 128 + sw0, src + 64, valid);
+      cp_async_16_zfill(r + kRows * 128 + sw1, src + 64 + dcol, valid);
+    } else {
+      cp_async_16_zfill(r + sw0, src, valid);
+      cp_async_16_zfill(r + kRows * 128 + sw0, src + 64, valid);
+    }
   }
 
   // First element of packed row r of the unit's Q (token r / 6, head r % 6 of
@@ -93,9 +129,8 @@ struct GatherLoader {
       asm volatile("cp.async.wait_all;\n" ::: "memory");
       // Not unrolled: the producer's registers are few, and this path is rare.
 #pragma unroll 1
-      for (int k = 0; k < kQRows * 4; ++k) {
-        const uint32_t r = sq + (k / 4) * kRowsPerPass * 128 + ((k & 2) ? T::kBlockM * 128 : 0);
-        const uint32_t a = r + ((k & 1) ? sw1 : sw0);
+      for (int k = 0; k < kQRows * kChunks; ++k) {
+        const uint32_t a = sq + (k / kChunks) * kRowsPerPass * 128 + chunk_off<T::kBlockM>(k % kChunks);
         {
           uint32_t x0, x1, x2, x3;
           asm volatile("ld.shared.v4.b32 {%0, %1, %2, %3}, [%4];\n"
@@ -114,9 +149,9 @@ struct GatherLoader {
   // The Q tile's rows into L2, ahead of a load that must wait for its slot:
   // Q is read once, so its rows come from DRAM, and with one Q slot their
   // whole latency would stand between two units of the consumers. Two of a
-  // row's four threads take one 128-byte line each.
+  // row's threads take one 128-byte line each.
   __device__ __forceinline__ void prefetch_q(const Params& p, const WorkUnit& w, int m0) const {
-    const int rows_total = w.q_len * kGroup, line = threadIdx.x & 3;
+    const int rows_total = w.q_len * kGroup, line = threadIdx.x % kLanes;
     if (line >= 2) return;
     CUTLASS_PRAGMA_UNROLL
     for (int i = 0; i < kQRows; ++i) {
