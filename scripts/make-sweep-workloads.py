@@ -19,6 +19,7 @@ differently.
     python3 scripts/make-sweep-workloads.py --holdout4 [OUT]  # call 4's draw: dist/holdout4-all.jsonl
     python3 scripts/make-sweep-workloads.py --decode [OUT]    # dist/decode-sweep.jsonl
     python3 scripts/make-sweep-workloads.py --decode-holdout [OUT]  # dist/decode-holdout.jsonl
+    python3 scripts/make-sweep-workloads.py --decode-holdout2 [OUT]  # dist/decode-holdout2.jsonl
 
 --tiles: calls of 1-3 sequences of 256-1280 tokens (kv_len == q_len, and a
 few with a short cached prefix), whose m128 tiles fit in about one wave of
@@ -56,6 +57,9 @@ some decode calls and slower on others); 16 calls, ~13 MB.
 --decode-holdout: 16 random decode-like calls (1-128 sequences, 1-15
 queries, 1024-65536 keys, at most 131072 keys a call), lengths within 10%
 of the nominal: for checking a rule fitted on --decode.
+
+--decode-holdout2: another 16 such calls (another draw), for checking the
+rule once the first draw had been looked at.
 """
 import json
 import random
@@ -95,7 +99,7 @@ SHAPES_TILES = [(1, L, L) for L in (256, 320, 384, 448, 512, 576, 640, 704, 768,
 def main():
     args = sys.argv[1:]
     mode = next((a for a in args if a in ("--m64", "--tiles", "--holdout", "--holdout2", "--holdout3", "--holdout4",
-                                          "--decode", "--decode-holdout")), "")
+                                          "--decode", "--decode-holdout", "--decode-holdout2")), "")
     args = [a for a in args if a != mode]
     shapes, default, seed, prefix = {
         "": (SHAPES, "dist/sweep.jsonl", 11, "sweep"),
@@ -107,9 +111,10 @@ def main():
         "--holdout4": ([], "dist/holdout4-all.jsonl", 41, "holdout4"),
         "--decode": (SHAPES_DECODE, "dist/decode-sweep.jsonl", 43, "decode"),
         "--decode-holdout": ([], "dist/decode-holdout.jsonl", 47, "decodeho"),
+        "--decode-holdout2": ([], "dist/decode-holdout2.jsonl", 61, "decodeho2"),
     }[mode]
-    if mode == "--decode-holdout":
-        draw = random.Random(53)
+    if mode in ("--decode-holdout", "--decode-holdout2"):
+        draw = random.Random(53 if mode == "--decode-holdout" else 59)
         while len(shapes) < DECODE_HOLDOUT_CALLS:
             b = draw.choice([1, 1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 96, 128])
             q, kv = draw.randint(1, 15), draw.choice([1024, 2048, 3000, 4096, 6000, 8192, 12000, 16384, 24000,
@@ -123,7 +128,7 @@ def main():
             q, kv = draw.randint(20, 300), draw.choice([1500, 2500, 4000, 6000, 9000, 12000, 16000, 20000, 28000])
             if kv >= 8 * q and (b, q, kv) not in shapes:
                 shapes.append((b, q, kv))
-    jitter = mode in ("--holdout", "--holdout2", "--holdout3", "--holdout4", "--decode-holdout")
+    jitter = mode in ("--holdout", "--holdout2", "--holdout3", "--holdout4", "--decode-holdout", "--decode-holdout2")
     out = args[0] if args else default
     rng = random.Random(seed)
     with open(out, "w") as f:
@@ -133,7 +138,7 @@ def main():
                 q_jitter, kv_jitter = (0.2, 0.3)
                 if mode == "--holdout2" and i < 12:
                     q_jitter, kv_jitter = (0.05, 0.02)
-                elif mode in ("--holdout4", "--decode-holdout"):
+                elif mode in ("--holdout4", "--decode-holdout", "--decode-holdout2"):
                     q_jitter, kv_jitter = (0.1, 0.1)
                 elif mode == "--holdout3":
                     q_jitter, kv_jitter = (0.05, 0.02 if i < 12 else 0.08)

@@ -156,6 +156,8 @@ impl TileConfig {
             } else {
                 TileConfig::M128DeepV
             }
+        } else if mean_kv >= m128_from && decode_prefers_m128dv(mean_q, num_kv_indices, batch) {
+            TileConfig::M128DeepV
         } else {
             TileConfig::M64
         }
@@ -371,13 +373,19 @@ impl HostPlan {
             Some((qo_indptr, kv_indptr, &lengths)),
         );
         // The deep rings' plan holds the call's sequences, empty ones too:
-        // above that they would run without a plan (no split, no sort).
+        // above that they would run without a plan (no split, no sort):
+        // m128, or m64 for the decode-like calls (decode_prefers_m128dv),
+        // whose units m128 runs slower than m64.
         if matches!(
             config,
             TileConfig::M128Deep | TileConfig::M128DeepV | TileConfig::M192
         ) && dims.batch > M128_DEEP_MAX_BATCH
         {
-            config = TileConfig::M128;
+            config = if lengths.queries / lengths.seqs.max(1) < M128_MIN_MEAN_Q_LEN {
+                TileConfig::M64
+            } else {
+                TileConfig::M128
+            };
         }
         Ok(HostPlan {
             dims: *dims,
@@ -385,6 +393,35 @@ impl HostPlan {
         })
     }
 }
+
+/// Whether a decode-like call (fewer than [`M128_MIN_MEAN_Q_LEN`] queries a
+/// sequence, enough keys for the 128-row tiles) runs faster on `M128DeepV`
+/// than on `M64`: a call of at most [`DECODE_M128DV_MAX_BATCH`] sequences
+/// whose sequences have [`DECODE_M128DV_MIN_MEAN_Q`] queries or more (more
+/// than 64 rows: m64's tiles read each key twice) or whose keys are at most
+/// [`DECODE_M128DV_MAX_KEYS`] in all (too few units to fill the GPU, where
+/// a unit's chain of blocks sets the time and m128dv's 128-key blocks halve
+/// its steps). Larger calls are held by the K/V stream, which m64 moves in
+/// whole 128-byte lines (`GatherLoader`) and two CTAs an SM.
+///
+/// Fitted on the H200 (twentieth session, call 8) on 16 decode calls
+/// (`scripts/make-sweep-workloads.py --decode`: m128dv 0.85-0.96 of m64's
+/// time where the rule picks it, m64 1.5-7% faster where it does not, one
+/// tie) and looked at on 16 random ones (`--decode-holdout`, 13 of 16 as
+/// the rule says; the batch limit moved from 64 to 32 after it, for 64
+/// sequences of 3 queries over 1024 keys), then checked on a fresh draw.
+fn decode_prefers_m128dv(mean_q: usize, num_kv_indices: usize, batch: usize) -> bool {
+    batch <= DECODE_M128DV_MAX_BATCH
+        && (mean_q >= DECODE_M128DV_MIN_MEAN_Q || num_kv_indices <= DECODE_M128DV_MAX_KEYS)
+}
+/// Most sequences a decode-like call may have for `M128DeepV` ([`decode_prefers_m128dv`]).
+pub const DECODE_M128DV_MAX_BATCH: usize = 32;
+/// Queries a sequence from which a decode-like call's m64 tiles (64 rows: 10
+/// queries of 6 heads) would read each key twice ([`decode_prefers_m128dv`]).
+pub const DECODE_M128DV_MIN_MEAN_Q: usize = 11;
+/// Keys of a decode-like call up to which its units are too few to be held by
+/// the K/V stream ([`decode_prefers_m128dv`]).
+pub const DECODE_M128DV_MAX_KEYS: usize = 65536;
 
 /// Mean key count per sequence below which [`TileConfig::choose`] picks
 /// `M64`. Set from both configurations of the persistent kernel timed on every
@@ -508,6 +545,34 @@ mod tests {
         assert_eq!(even.config, TileConfig::M192);
         assert_eq!(TileConfig::choose(2048, 65536, 16), TileConfig::M128Deep);
         assert_eq!(TileConfig::choose(128, 65536, 128), TileConfig::M64);
+        // Decode-like calls: m128dv for one sequence or a few with few keys
+        // in all, or with more than 10 queries a sequence; m64 for many
+        // sequences or many keys.
+        assert_eq!(TileConfig::choose(1, 32768, 1), TileConfig::M128DeepV);
+        assert_eq!(TileConfig::choose(8, 65536, 1), TileConfig::M128DeepV);
+        assert_eq!(TileConfig::choose(1, 131072, 1), TileConfig::M64);
+        assert_eq!(TileConfig::choose(4, 131072, 4), TileConfig::M64);
+        assert_eq!(
+            TileConfig::choose(8 * 3, 8 * 3000, 8),
+            TileConfig::M128DeepV
+        );
+        assert_eq!(
+            TileConfig::choose(8 * 12, 8 * 8192, 8),
+            TileConfig::M128DeepV
+        );
+        assert_eq!(TileConfig::choose(64 * 3, 64 * 1024, 64), TileConfig::M64);
+        assert_eq!(TileConfig::choose(32 * 4, 32 * 8192, 32), TileConfig::M64);
+        // Too few keys a sequence for the 128-row tiles: m64.
+        assert_eq!(TileConfig::choose(8 * 2, 8 * 256, 8), TileConfig::M64);
+        // Two decode sequences among 70 (68 empty): m64, not m128.
+        let mut qo70 = vec![0i32; 71];
+        let mut kv70 = vec![0i32; 71];
+        for i in 1..71 {
+            qo70[i] = if i <= 2 { i as i32 } else { 2 };
+            kv70[i] = if i <= 2 { 4096 * i as i32 } else { 8192 };
+        }
+        let sparse = HostPlan::new(&Dims::new(2, 8192, 70, 8192), &qo70, &kv70, None).unwrap();
+        assert_eq!(sparse.config, TileConfig::M64);
         // The same tiles in more sequences than the deep ring's plan holds.
         assert_eq!(
             TileConfig::choose(65 * 128, 65 * 4096, 65),
