@@ -10,6 +10,9 @@
 #   bash scripts/device-table.sh             # the table
 #   TABLE_CHECKS=1 bash scripts/device-table.sh   # GPU tests, reliability and
 #                                            # the four sanitizers on both plans first (checks.txt)
+# For less device time: TABLE_PEER_S (FlashInfer's deadline, default 235 s;
+# its timeout 25 s more), TABLE_DENSE_S (the dense anchor's timeout, 80 s),
+# TABLE_R3_BEFORE_S (a third round only if this much has not passed, 500 s).
 set -u
 cd "$(dirname "$0")/.."
 OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"
@@ -35,14 +38,15 @@ round() {  # round name, timeout
 }
 round r1 150
 extra=(); if [ -f .peers/flashinfer/pkgs/aot_so.tar.xz ]; then extra=(--no-prebuild); export FLASHINFER_DISABLE_JIT=1; fi
-OUT="$OUT/peer" timeout 260 bash .peers/flashinfer/device_run.sh --workloads seed=$D/seed.jsonl scale=$D/scale.jsonl \
-  shapes=$D/shapes.jsonl "${PW[@]}" --backends fa2,fa3 --deadline-s 235 --target-ms 40 "${extra[@]}" > "$OUT/peer.log" 2>&1
+peer_s=${TABLE_PEER_S:-235}
+OUT="$OUT/peer" timeout $((peer_s + 25)) bash .peers/flashinfer/device_run.sh --workloads seed=$D/seed.jsonl scale=$D/scale.jsonl \
+  shapes=$D/shapes.jsonl "${PW[@]}" --backends fa2,fa3 --deadline-s $peer_s --target-ms 40 "${extra[@]}" > "$OUT/peer.log" 2>&1
 echo "peer rc=$? $(( $(date +%s) - t0 ))s"; tail -2 "$OUT/peer.log"
 round r2 120
-OUT=$OUT/dense timeout 80 python3 bench/python/dense_anchor.py > "$OUT/dense.log" 2>&1
+OUT=$OUT/dense timeout ${TABLE_DENSE_S:-80} python3 bench/python/dense_anchor.py > "$OUT/dense.log" 2>&1
 echo "dense rc=$? $(( $(date +%s) - t0 ))s"; grep -E "^\|" "$OUT/dense.log" | head -12
 rs="r1 r2"
-if [ $(( $(date +%s) - t0 )) -lt 500 ]; then round r3 80; rs="r1 r2 r3"; fi
+if [ $(( $(date +%s) - t0 )) -lt ${TABLE_R3_BEFORE_S:-500} ]; then round r3 80; rs="r1 r2 r3"; fi
 cd "$OUT" && mkdir -p j && for r in $rs; do for f in $r/ab-*.json; do cp $f j/$r-$(basename $f); done; done
 cp peer/results.json j/flashinfer-peer.json 2>/dev/null; cp dense/dense_anchor.json j/ 2>/dev/null
 tar czf logs.tgz --exclude=logs.tgz --exclude=j --exclude=checks.txt * && tar czf json.tgz j && rm -rf r1 r2 r3 peer dense j *.log

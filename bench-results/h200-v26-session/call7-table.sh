@@ -1,41 +1,6 @@
 #!/usr/bin/env bash
-# Call 7: the table call (scripts/device-table.sh with shorter peer and
-# dense timeouts for the device time left); carry ["dist", ".peers"].
-set -u
+# Call 7: the table call, scripts/device-table.sh with shorter peer and
+# dense timeouts for the device time left (it ran as a copy of the script
+# with these three values written in); carry ["dist", ".peers"].
 cd "$(dirname "$0")/../.."
-OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"
-D=${DIST:-dist}
-# A table without FlashInfer is not a table: stop before any timing when the
-# peer's packages did not travel (docs/peer-flashinfer-H200.md: make_pkgs.sh).
-if ! ls .peers/flashinfer/pkgs/*.whl .peers/flashinfer/pkgs/flashinfer_trim.tar.xz > /dev/null 2>&1; then
-  echo "device-table: .peers/flashinfer/pkgs has no wheels; run bash .peers/flashinfer/make_pkgs.sh here and carry .peers" >&2
-  exit 2
-fi
-t0=$(date +%s)
-if [ "${TABLE_CHECKS:-0}" = 1 ]; then
-  TESTS_TIMEOUT=150 REL_TIMEOUT=90 SANITIZERS="memcheck racecheck synccheck initcheck" SAN_TIMEOUT=45 \
-    bash scripts/device-run.sh tests reliability sanitize-plans > "$OUT/checks.txt" 2>&1
-  echo "checks $(( $(date +%s) - t0 ))s"; sed -n '/^=== summary/,$p' "$OUT/checks.txt"
-fi
-W=(--workloads $D/seed.jsonl --workloads $D/scale.jsonl --workloads $D/shapes.jsonl --workloads $D/prefix.jsonl)
-# The serving set (scripts/dist.sh generates it) beside FlashInfer too.
-PW=(); if [ -f $D/serving.jsonl ]; then W+=(--workloads $D/serving.jsonl); PW=(serving=$D/serving.jsonl); fi
-round() {  # round name, timeout
-  AB_TIMEOUT=$2 OUT=$OUT/$1 bash scripts/device-ab.sh ours=$D/pagedattn -- "${W[@]}" > "$OUT/ab-$1.txt" 2>&1
-  echo "ours $1 $(( $(date +%s) - t0 ))s"
-}
-round r1 150
-extra=(); if [ -f .peers/flashinfer/pkgs/aot_so.tar.xz ]; then extra=(--no-prebuild); export FLASHINFER_DISABLE_JIT=1; fi
-OUT="$OUT/peer" timeout 200 bash .peers/flashinfer/device_run.sh --workloads seed=$D/seed.jsonl scale=$D/scale.jsonl \
-  shapes=$D/shapes.jsonl "${PW[@]}" --backends fa2,fa3 --deadline-s 175 --target-ms 40 "${extra[@]}" > "$OUT/peer.log" 2>&1
-echo "peer rc=$? $(( $(date +%s) - t0 ))s"; tail -2 "$OUT/peer.log"
-round r2 120
-OUT=$OUT/dense timeout 70 python3 bench/python/dense_anchor.py > "$OUT/dense.log" 2>&1
-echo "dense rc=$? $(( $(date +%s) - t0 ))s"; grep -E "^\|" "$OUT/dense.log" | head -12
-rs="r1 r2"
-if [ $(( $(date +%s) - t0 )) -lt 330 ]; then round r3 80; rs="r1 r2 r3"; fi
-cd "$OUT" && mkdir -p j && for r in $rs; do for f in $r/ab-*.json; do cp $f j/$r-$(basename $f); done; done
-cp peer/results.json j/flashinfer-peer.json 2>/dev/null; cp dense/dense_anchor.json j/ 2>/dev/null
-tar czf logs.tgz --exclude=logs.tgz --exclude=j --exclude=checks.txt * && tar czf json.tgz j && rm -rf r1 r2 r3 peer dense j *.log
-grep -E "seed0[0-2]|seed07|seed11|seed18|scale_single|batch" ab-r2.txt | head -20
-echo "total $(( $(date +%s) - t0 ))s"
+TABLE_PEER_S=175 TABLE_DENSE_S=70 TABLE_R3_BEFORE_S=330 exec bash scripts/device-table.sh

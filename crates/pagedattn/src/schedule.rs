@@ -545,25 +545,23 @@ mod tests {
         assert_eq!(even.config, TileConfig::M192);
         assert_eq!(TileConfig::choose(2048, 65536, 16), TileConfig::M128Deep);
         assert_eq!(TileConfig::choose(128, 65536, 128), TileConfig::M64);
-        // Decode-like calls: m128dv for one sequence or a few with few keys
-        // in all, or with more than 10 queries a sequence; m64 for many
-        // sequences or many keys.
-        assert_eq!(TileConfig::choose(1, 32768, 1), TileConfig::M128DeepV);
-        assert_eq!(TileConfig::choose(8, 65536, 1), TileConfig::M128DeepV);
-        assert_eq!(TileConfig::choose(1, 131072, 1), TileConfig::M64);
-        assert_eq!(TileConfig::choose(4, 131072, 4), TileConfig::M64);
-        assert_eq!(
-            TileConfig::choose(8 * 3, 8 * 3000, 8),
-            TileConfig::M128DeepV
-        );
-        assert_eq!(
-            TileConfig::choose(8 * 12, 8 * 8192, 8),
-            TileConfig::M128DeepV
-        );
-        assert_eq!(TileConfig::choose(64 * 3, 64 * 1024, 64), TileConfig::M64);
-        assert_eq!(TileConfig::choose(32 * 4, 32 * 8192, 32), TileConfig::M64);
-        // Too few keys a sequence for the 128-row tiles: m64.
-        assert_eq!(TileConfig::choose(8 * 2, 8 * 256, 8), TileConfig::M64);
+        // Decode-like calls (queries, keys, sequences): m128dv for one
+        // sequence or a few with few keys in all, or with more than 10
+        // queries a sequence; m64 for many sequences or many keys, and
+        // below 320 keys a sequence.
+        for (q, kv, b, want) in [
+            (1, 32768, 1, TileConfig::M128DeepV),
+            (8, 65536, 1, TileConfig::M128DeepV),
+            (1, 131072, 1, TileConfig::M64),
+            (4, 131072, 4, TileConfig::M64),
+            (8 * 3, 8 * 3000, 8, TileConfig::M128DeepV),
+            (8 * 12, 8 * 8192, 8, TileConfig::M128DeepV),
+            (64 * 3, 64 * 1024, 64, TileConfig::M64),
+            (32 * 4, 32 * 8192, 32, TileConfig::M64),
+            (8 * 2, 8 * 256, 8, TileConfig::M64),
+        ] {
+            assert_eq!(TileConfig::choose(q, kv, b), want, "{q} {kv} {b}");
+        }
         // Two decode sequences among 70 (68 empty): m64, not m128.
         let mut qo70 = vec![0i32; 71];
         let mut kv70 = vec![0i32; 71];
