@@ -111,7 +111,9 @@ impl TileConfig {
     /// batches larger than the deep rings' plans ([`M128_DEEP_MAX_BATCH`]);
     /// `M192` before them where [`TileConfig::prefers_m192`] says so, which
     /// needs every sequence's lengths: from the means alone, only for one
-    /// sequence ([`HostPlan`] has them all).
+    /// sequence ([`HostPlan`] has them all). Below [`M128_MIN_MEAN_Q_LEN`]
+    /// queries a sequence (decode-like calls), `M128DeepV` where
+    /// [`decode_prefers_m128dv`] says so, else `M64`.
     pub fn choose(total_q: usize, num_kv_indices: usize, batch: usize) -> TileConfig {
         // One sequence's lengths are its means: m192's rule can be applied.
         let (q, kv) = (
@@ -409,8 +411,11 @@ impl HostPlan {
 /// time where the rule picks it, m64 1.5-7% faster where it does not, one
 /// tie) and looked at on 16 random ones (`--decode-holdout`, 13 of 16 as
 /// the rule says; the batch limit moved from 64 to 32 after it, for 64
-/// sequences of 3 queries over 1024 keys), then checked on a fresh draw.
-fn decode_prefers_m128dv(mean_q: usize, num_kv_indices: usize, batch: usize) -> bool {
+/// sequences of 3 queries over 1024 keys), then checked on a fresh draw
+/// (`--decode-holdout2`, call 9: the 9 calls it moved 4-27% faster, the 7 it
+/// left on m64 none slower than before; 3 of those would gain on m128dv,
+/// so the limits are on the safe side).
+pub fn decode_prefers_m128dv(mean_q: usize, num_kv_indices: usize, batch: usize) -> bool {
     batch <= DECODE_M128DV_MAX_BATCH
         && (mean_q >= DECODE_M128DV_MIN_MEAN_Q || num_kv_indices <= DECODE_M128DV_MAX_KEYS)
 }
