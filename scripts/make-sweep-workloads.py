@@ -20,6 +20,7 @@ differently.
     python3 scripts/make-sweep-workloads.py --decode [OUT]    # dist/decode-sweep.jsonl
     python3 scripts/make-sweep-workloads.py --decode-holdout [OUT]  # dist/decode-holdout.jsonl
     python3 scripts/make-sweep-workloads.py --decode-holdout2 [OUT]  # dist/decode-holdout2.jsonl
+    python3 scripts/make-sweep-workloads.py --decode2 [OUT]  # dist/decode-sweep2.jsonl
 
 --tiles: calls of 1-3 sequences of 256-1280 tokens (kv_len == q_len, and a
 few with a short cached prefix), whose m128 tiles fit in about one wave of
@@ -60,6 +61,10 @@ of the nominal: for checking a rule fitted on --decode.
 
 --decode-holdout2: another 16 such calls (another draw), for checking the
 rule once the first draw had been looked at.
+
+--decode2: 16 decode-like calls at the edges of the decode rule
+(schedule::decode_prefers_m128dv): 6-10 queries a sequence, and 33-128
+sequences, all of one length (not yet run).
 """
 import json
 import random
@@ -90,6 +95,11 @@ HOLDOUT4_DRAW = 400
 SHAPES_DECODE = [(1, 1, 32768), (1, 2, 65536), (1, 4, 32768), (1, 8, 65536), (1, 12, 16384), (2, 1, 65536),
                  (2, 6, 32768), (4, 1, 32768), (4, 8, 16384), (8, 2, 16384), (8, 12, 8192), (16, 1, 8192),
                  (16, 4, 8192), (32, 1, 4096), (32, 8, 2048), (64, 2, 2048)]
+# The decode rule's edges (BENCHMARKS "Next candidates", twentieth 3): 6-10
+# queries a sequence, 33-128 sequences.
+SHAPES_DECODE2 = [(4, 6, 16384), (8, 8, 8192), (16, 8, 4096), (32, 10, 2048), (8, 10, 16384), (16, 6, 8192),
+                  (2, 9, 32768), (32, 6, 4096), (64, 12, 2048), (96, 14, 1024), (128, 11, 1024), (80, 15, 1536),
+                  (48, 2, 1024), (40, 8, 2048), (64, 4, 1024), (48, 12, 2048)]
 DECODE_HOLDOUT_CALLS = 16
 SHAPES_TILES = [(1, L, L) for L in (256, 320, 384, 448, 512, 576, 640, 704, 768, 896, 1024, 1280)] + \
                [(2, 320, 320), (2, 384, 384), (2, 448, 448), (3, 320, 320), (1, 400, 600), (1, 600, 800),
@@ -99,7 +109,8 @@ SHAPES_TILES = [(1, L, L) for L in (256, 320, 384, 448, 512, 576, 640, 704, 768,
 def main():
     args = sys.argv[1:]
     mode = next((a for a in args if a in ("--m64", "--tiles", "--holdout", "--holdout2", "--holdout3", "--holdout4",
-                                          "--decode", "--decode-holdout", "--decode-holdout2")), "")
+                                          "--decode", "--decode-holdout", "--decode-holdout2",
+                                          "--decode2")), "")
     args = [a for a in args if a != mode]
     shapes, default, seed, prefix = {
         "": (SHAPES, "dist/sweep.jsonl", 11, "sweep"),
@@ -112,6 +123,7 @@ def main():
         "--decode": (SHAPES_DECODE, "dist/decode-sweep.jsonl", 43, "decode"),
         "--decode-holdout": ([], "dist/decode-holdout.jsonl", 47, "decodeho"),
         "--decode-holdout2": ([], "dist/decode-holdout2.jsonl", 61, "decodeho2"),
+        "--decode2": (SHAPES_DECODE2, "dist/decode-sweep2.jsonl", 67, "decode2"),
     }[mode]
     if mode in ("--decode-holdout", "--decode-holdout2"):
         draw = random.Random(53 if mode == "--decode-holdout" else 59)
