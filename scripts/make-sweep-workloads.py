@@ -106,27 +106,32 @@ SHAPES_TILES = [(1, L, L) for L in (256, 320, 384, 448, 512, 576, 640, 704, 768,
                 (2, 300, 500)]
 
 
+# Mode: (fixed shapes, default output, seed of the lengths and pages, name prefix).
+MODES = {
+    "": (SHAPES, "dist/sweep.jsonl", 11, "sweep"),
+    "--m64": (SHAPES_M64, "dist/sweep-m64.jsonl", 11, "sweep"),
+    "--tiles": (SHAPES_TILES, "dist/tile-sweep.jsonl", 12, "tiles"),
+    "--holdout": (SHAPES_HOLDOUT, "dist/holdout.jsonl", 23, "holdout"),
+    "--holdout2": (SHAPES_HOLDOUT2, "dist/holdout2.jsonl", 29, "holdout2"),
+    "--holdout3": (SHAPES_HOLDOUT3, "dist/holdout3.jsonl", 31, "holdout3"),
+    "--holdout4": ([], "dist/holdout4-all.jsonl", 41, "holdout4"),
+    "--decode": (SHAPES_DECODE, "dist/decode-sweep.jsonl", 43, "decode"),
+    "--decode-holdout": ([], "dist/decode-holdout.jsonl", 47, "decodeho"),
+    "--decode-holdout2": ([], "dist/decode-holdout2.jsonl", 61, "decodeho2"),
+    "--decode2": (SHAPES_DECODE2, "dist/decode-sweep2.jsonl", 67, "decode2"),
+}
+# The random decode draws: mode -> seed of the draw of shapes.
+DECODE_DRAWS = {"--decode-holdout": 53, "--decode-holdout2": 59}
+
+
 def main():
     args = sys.argv[1:]
-    mode = next((a for a in args if a in ("--m64", "--tiles", "--holdout", "--holdout2", "--holdout3", "--holdout4",
-                                          "--decode", "--decode-holdout", "--decode-holdout2",
-                                          "--decode2")), "")
+    mode = next((a for a in args if a and a in MODES), "")
     args = [a for a in args if a != mode]
-    shapes, default, seed, prefix = {
-        "": (SHAPES, "dist/sweep.jsonl", 11, "sweep"),
-        "--m64": (SHAPES_M64, "dist/sweep-m64.jsonl", 11, "sweep"),
-        "--tiles": (SHAPES_TILES, "dist/tile-sweep.jsonl", 12, "tiles"),
-        "--holdout": (SHAPES_HOLDOUT, "dist/holdout.jsonl", 23, "holdout"),
-        "--holdout2": (SHAPES_HOLDOUT2, "dist/holdout2.jsonl", 29, "holdout2"),
-        "--holdout3": (SHAPES_HOLDOUT3, "dist/holdout3.jsonl", 31, "holdout3"),
-        "--holdout4": ([], "dist/holdout4-all.jsonl", 41, "holdout4"),
-        "--decode": (SHAPES_DECODE, "dist/decode-sweep.jsonl", 43, "decode"),
-        "--decode-holdout": ([], "dist/decode-holdout.jsonl", 47, "decodeho"),
-        "--decode-holdout2": ([], "dist/decode-holdout2.jsonl", 61, "decodeho2"),
-        "--decode2": (SHAPES_DECODE2, "dist/decode-sweep2.jsonl", 67, "decode2"),
-    }[mode]
-    if mode in ("--decode-holdout", "--decode-holdout2"):
-        draw = random.Random(53 if mode == "--decode-holdout" else 59)
+    fixed, default, seed, prefix = MODES[mode]
+    shapes = list(fixed)
+    if mode in DECODE_DRAWS:
+        draw = random.Random(DECODE_DRAWS[mode])
         while len(shapes) < DECODE_HOLDOUT_CALLS:
             b = draw.choice([1, 1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 96, 128])
             q, kv = draw.randint(1, 15), draw.choice([1024, 2048, 3000, 4096, 6000, 8192, 12000, 16384, 24000,
@@ -140,7 +145,7 @@ def main():
             q, kv = draw.randint(20, 300), draw.choice([1500, 2500, 4000, 6000, 9000, 12000, 16000, 20000, 28000])
             if kv >= 8 * q and (b, q, kv) not in shapes:
                 shapes.append((b, q, kv))
-    jitter = mode in ("--holdout", "--holdout2", "--holdout3", "--holdout4", "--decode-holdout", "--decode-holdout2")
+    jitter = mode in ("--holdout", "--holdout2", "--holdout3", "--holdout4", *DECODE_DRAWS)
     out = args[0] if args else default
     rng = random.Random(seed)
     with open(out, "w") as f:
@@ -150,7 +155,7 @@ def main():
                 q_jitter, kv_jitter = (0.2, 0.3)
                 if mode == "--holdout2" and i < 12:
                     q_jitter, kv_jitter = (0.05, 0.02)
-                elif mode in ("--holdout4", "--decode-holdout", "--decode-holdout2"):
+                elif mode in ("--holdout4", *DECODE_DRAWS):
                     q_jitter, kv_jitter = (0.1, 0.1)
                 elif mode == "--holdout3":
                     q_jitter, kv_jitter = (0.05, 0.02 if i < 12 else 0.08)
