@@ -64,7 +64,17 @@ rule once the first draw had been looked at.
 
 --decode2: 16 decode-like calls at the edges of the decode rule
 (schedule::decode_prefers_m128dv): 6-10 queries a sequence, and 33-128
-sequences, all of one length (not yet run).
+sequences, all of one length.
+
+--decode-holdout3: 16 random decode-like calls of 1-6 sequences (1-12
+queries, 2048-65536 keys, at most 131072 keys a call), lengths within 10%:
+for checking the decode rule's spread-merge exception (at most 3 sequences
+of up to 10 queries over 32768 keys or more: m64), fitted on the four sets
+above.
+
+--spread: 8 small decode-like calls (1-3 sequences, 1-10 queries over
+4600-12000 keys) that the automatic split cuts into 9 or more chunks in one
+wave (the spread merge), for the sanitizers.
 """
 import json
 import random
@@ -100,6 +110,8 @@ SHAPES_DECODE = [(1, 1, 32768), (1, 2, 65536), (1, 4, 32768), (1, 8, 65536), (1,
 SHAPES_DECODE2 = [(4, 6, 16384), (8, 8, 8192), (16, 8, 4096), (32, 10, 2048), (8, 10, 16384), (16, 6, 8192),
                   (2, 9, 32768), (32, 6, 4096), (64, 12, 2048), (96, 14, 1024), (128, 11, 1024), (80, 15, 1536),
                   (48, 2, 1024), (40, 8, 2048), (64, 4, 1024), (48, 12, 2048)]
+SHAPES_SPREAD = [(1, 1, 6000), (1, 8, 5200), (2, 3, 4700), (3, 10, 5000), (1, 2, 9000), (2, 6, 12000),
+                 (1, 10, 4700), (3, 1, 8000)]
 DECODE_HOLDOUT_CALLS = 16
 SHAPES_TILES = [(1, L, L) for L in (256, 320, 384, 448, 512, 576, 640, 704, 768, 896, 1024, 1280)] + \
                [(2, 320, 320), (2, 384, 384), (2, 448, 448), (3, 320, 320), (1, 400, 600), (1, 600, 800),
@@ -119,9 +131,16 @@ MODES = {
     "--decode-holdout": ([], "dist/decode-holdout.jsonl", 47, "decodeho"),
     "--decode-holdout2": ([], "dist/decode-holdout2.jsonl", 61, "decodeho2"),
     "--decode2": (SHAPES_DECODE2, "dist/decode-sweep2.jsonl", 67, "decode2"),
+    "--decode-holdout3": ([], "dist/decode-holdout3.jsonl", 71, "decodeho3"),
+    "--spread": (SHAPES_SPREAD, "dist/spread.jsonl", 73, "spread"),
 }
-# The random decode draws: mode -> seed of the draw of shapes.
-DECODE_DRAWS = {"--decode-holdout": 53, "--decode-holdout2": 59}
+# The random decode draws: mode -> (seed of the draw of shapes, the batch
+# sizes it draws from).
+DECODE_DRAWS = {
+    "--decode-holdout": (53, [1, 1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 96, 128]),
+    "--decode-holdout2": (59, [1, 1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 96, 128]),
+    "--decode-holdout3": (79, [1, 1, 1, 2, 2, 3, 3, 4, 5, 6]),
+}
 
 
 def main():
@@ -131,11 +150,16 @@ def main():
     fixed, default, seed, prefix = MODES[mode]
     shapes = list(fixed)
     if mode in DECODE_DRAWS:
-        draw = random.Random(DECODE_DRAWS[mode])
+        draw_seed, batches = DECODE_DRAWS[mode]
+        draw = random.Random(draw_seed)
         while len(shapes) < DECODE_HOLDOUT_CALLS:
-            b = draw.choice([1, 1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 96, 128])
-            q, kv = draw.randint(1, 15), draw.choice([1024, 2048, 3000, 4096, 6000, 8192, 12000, 16384, 24000,
-                                                      32768, 48000, 65536])
+            b = draw.choice(batches)
+            if mode == "--decode-holdout3":
+                q, kv = draw.randint(1, 12), draw.choice([2048, 4096, 8192, 12000, 16384, 24000, 32768, 48000,
+                                                          65536])
+            else:
+                q, kv = draw.randint(1, 15), draw.choice([1024, 2048, 3000, 4096, 6000, 8192, 12000, 16384,
+                                                          24000, 32768, 48000, 65536])
             if b * kv <= 131072 and (b, q, kv) not in shapes:
                 shapes.append((b, q, kv))
     if mode == "--holdout4":

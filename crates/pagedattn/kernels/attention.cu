@@ -252,7 +252,14 @@ __device__ __forceinline__ void consume_unit(const Params& p, typename T::Shared
   Tensor cO = make_identity_tensor(select<0, 1>(typename T::TileShapePV{}));
   Tensor tOcO = mma_pv.get_thread_slice(cto).partition_C(cO);
   if constexpr (!kDirect) {  // direct calls split nothing
+    const int t = cto % 128;  // opaque: the merges' addresses are not formed before the main loop
     if (wo.n_chunks > 1) {
+      if (SplitMerge<T>::spread(wo, ss.plan.n_units)) {
+        if (SplitMerge<T>::live_rows(wo, cw) == 0) return;  // no real row: nothing to merge
+        SplitMerge<T>::store_partial_rows(p, wo, cw, t, tOrO, tOcO, lse);
+        SplitMerge<T>::spread_merge(p, wo, cw, t, &ss.merge_last[cw], s_stage);
+        return;
+      }
       if (SplitMerge<T>::by_rows(wo, cw)) {
         SplitMerge<T>::store_partial_rows(p, wo, cw, t, tOrO, tOcO, lse);
         // The tile's last chunk merges every chunk's rows into the staging

@@ -415,10 +415,32 @@ impl HostPlan {
 /// (`--decode-holdout2`, call 9: the 9 calls it moved 4-27% faster, the 7 it
 /// left on m64 none slower than before; 3 of those would gain on m128dv,
 /// so the limits are on the safe side).
+///
+/// Except a call of at most [`DECODE_SPREAD_MAX_BATCH`] sequences of fewer
+/// than [`DECODE_M128DV_MIN_MEAN_Q`] queries over at least
+/// [`DECODE_SPREAD_MIN_KEYS`] keys: m64's one wave of 264 CTAs cuts each of
+/// its (at most 12) tiles into 22-64 chunks that all help merge it (the
+/// spread merge, [`crate::units::SPREAD_MIN_CHUNKS`]), twice m128dv's, at
+/// two CTAs an SM. Measured on the H200 (twenty-first session, call 2, the
+/// four decode sweeps with the spread merge): m64 2.4-9% faster on the 9
+/// such calls, m128dv as fast or faster on the others of up to 32 sequences
+/// (4 sequences: equal; one query over 4096 keys: m64 1.33x).
 pub fn decode_prefers_m128dv(mean_q: usize, num_kv_indices: usize, batch: usize) -> bool {
+    if batch <= DECODE_SPREAD_MAX_BATCH
+        && mean_q < DECODE_M128DV_MIN_MEAN_Q
+        && num_kv_indices >= DECODE_SPREAD_MIN_KEYS
+    {
+        return false;
+    }
     batch <= DECODE_M128DV_MAX_BATCH
         && (mean_q >= DECODE_M128DV_MIN_MEAN_Q || num_kv_indices <= DECODE_M128DV_MAX_KEYS)
 }
+/// Most sequences of a decode-like call that m64's spread merge takes over
+/// `M128DeepV` ([`decode_prefers_m128dv`]).
+pub const DECODE_SPREAD_MAX_BATCH: usize = 3;
+/// Fewest keys of a decode-like call that m64's spread merge takes over
+/// `M128DeepV` ([`decode_prefers_m128dv`]).
+pub const DECODE_SPREAD_MIN_KEYS: usize = 32768;
 /// Most sequences a decode-like call may have for `M128DeepV` ([`decode_prefers_m128dv`]).
 pub const DECODE_M128DV_MAX_BATCH: usize = 32;
 /// Queries a sequence from which a decode-like call's m64 tiles (64 rows: 10
@@ -550,13 +572,18 @@ mod tests {
         assert_eq!(even.config, TileConfig::M192);
         assert_eq!(TileConfig::choose(2048, 65536, 16), TileConfig::M128Deep);
         assert_eq!(TileConfig::choose(128, 65536, 128), TileConfig::M64);
-        // Decode-like calls (queries, keys, sequences): m128dv for one
-        // sequence or a few with few keys in all, or with more than 10
-        // queries a sequence; m64 for many sequences or many keys, and
+        // Decode-like calls (queries, keys, sequences): m128dv for a few
+        // sequences with few keys in all, or with more than 10 queries a
+        // sequence; m64 for many sequences or many keys, 1-3 sequences of
+        // up to 10 queries over 32768 keys or more (the spread merge), and
         // below 320 keys a sequence.
         for (q, kv, b, want) in [
-            (1, 32768, 1, TileConfig::M128DeepV),
-            (8, 65536, 1, TileConfig::M128DeepV),
+            (1, 32768, 1, TileConfig::M64),
+            (8, 65536, 1, TileConfig::M64),
+            (3, 36000, 3, TileConfig::M64),
+            (1, 16384, 1, TileConfig::M128DeepV),
+            (11, 32768, 1, TileConfig::M128DeepV),
+            (4 * 8, 65536, 4, TileConfig::M128DeepV),
             (1, 131072, 1, TileConfig::M64),
             (4, 131072, 4, TileConfig::M64),
             (8 * 3, 8 * 3000, 8, TileConfig::M128DeepV),

@@ -64,6 +64,13 @@ pub const MAX_CHUNKS: i64 = 64;
 /// round of loads): 32 chunks of 8 queries over 65536 keys took 0.73 of
 /// 16 chunks' time on the H200 (nineteenth session, call 1).
 pub const MAX_CHUNKS_BY_FRAGMENTS: i64 = 32;
+/// Fewest chunks of a split tile that the spread merge takes (kernel:
+/// `SplitMerge::kSpreadMinChunks`): in a call of one wave (every unit its
+/// CTA's first), the chunks of such a tile all help merge it, so that one SM
+/// does not read every chunk's partial alone. The automatic split may then
+/// cut chunks of [`MIN_CHUNK_KEYS`] and up to [`MAX_CHUNKS`] whatever the
+/// rows.
+pub const SPREAD_MIN_CHUNKS: i64 = 9;
 /// A split tile's consumer warpgroup with at most this many real rows (of
 /// its 64) is merged by rows: only the real rows are written and read, a
 /// warp per row (kernels/attn/merge.cuh).
@@ -98,8 +105,11 @@ pub const CHUNK_COST_BLOCKS128: i64 = 4;
 /// `nb_max` blocks, on `grid` CTAs; `units(c)` gives the (split chunks,
 /// unsplit tiles) over all kv heads for split size `c`. Of the candidates
 /// (the longest tile cut into [`SPLIT_CANDIDATES`] chunks, each at least
-/// `2 * MIN_CHUNK_KEYS` keys, at most [`max_chunks`]`(q_max)` of them, the
-/// split units fitting `partial_slots`), the
+/// `2 * MIN_CHUNK_KEYS` keys, at most [`max_chunks`]`(q_max)` of them, or,
+/// where the spread merge takes the call ([`SPREAD_MIN_CHUNKS`]), at least
+/// `MIN_CHUNK_KEYS` keys and at most [`MAX_CHUNKS`] (`spread_ok`: the
+/// configuration has at most two consumer warpgroups); the split units fitting
+/// `partial_slots`), the
 /// one with the least estimated time: the longest unit, or the units per
 /// CTA rounded up times their mean cost, whichever is larger (a unit and a
 /// chunk cost [`UNIT_COST_BLOCKS128`] / [`CHUNK_COST_BLOCKS128`] blocks
@@ -108,6 +118,7 @@ pub const CHUNK_COST_BLOCKS128: i64 = 4;
 /// arithmetic.
 pub fn auto_chunk(
     bn: i64,
+    spread_ok: bool,
     work: i64,
     nb_max: i64,
     q_max: i64,
@@ -116,6 +127,7 @@ pub fn auto_chunk(
     units: impl Fn(i64) -> (i64, i64),
 ) -> i64 {
     let min_chunk = 2 * MIN_CHUNK_KEYS / bn;
+    let min_spread_chunk = MIN_CHUNK_KEYS / bn;
     let (o, os) = (
         UNIT_COST_BLOCKS128 * 128 / bn,
         CHUNK_COST_BLOCKS128 * 128 / bn,
@@ -123,24 +135,28 @@ pub fn auto_chunk(
     let g = grid.max(1);
     let (mut best, mut best_est) = (i64::MAX, i64::MAX);
     for k in SPLIT_CANDIDATES {
-        if k > max_chunks(q_max) {
-            break;
-        }
         let c = if k == 1 {
             i64::MAX
         } else {
             ceil_div(nb_max, k)
         };
-        if k > 1 && (c < min_chunk || nb_max <= c) {
+        if k > 1 && (c < min_spread_chunk || nb_max <= c) {
             break;
         }
         let (split, unsplit) = units(c);
-        if split > partial_slots {
-            continue;
-        }
         let n = split + unsplit;
         if n == 0 {
             return i64::MAX;
+        }
+        // The spread merge's calls (one wave, the longest tile in 9-64
+        // chunks) merge at any row count and cheaply enough for chunks of
+        // MIN_CHUNK_KEYS.
+        let spread = spread_ok && k > 1 && n <= g && ceil_div(nb_max, c) >= SPREAD_MIN_CHUNKS;
+        if !spread && (k > max_chunks(q_max) || (k > 1 && c < min_chunk)) {
+            continue;
+        }
+        if split > partial_slots {
+            continue;
         }
         let cost = work + o * n + os * split;
         let longest = if k == 1 {
@@ -271,7 +287,9 @@ impl SeqShape {
 
 /// An upper bound on the units of a call from its shapes alone (the grid
 /// size of a launch, which must not depend on index contents): every tile
-/// of every kv head, times the most chunks a tile can be cut into.
+/// of every kv head, times the most chunks a tile can be cut into (with the
+/// automatic split, chunks of [`MIN_CHUNK_KEYS`] at the least: the spread
+/// merge's).
 pub fn max_units(config: TileConfig, dims: &crate::problem::Dims, split: SplitPolicy) -> u64 {
     let tiles =
         tiles_per_head(dims.total_q, dims.batch, config.block_m()) as u64 * NUM_KV_HEADS as u64;
@@ -280,7 +298,7 @@ pub fn max_units(config: TileConfig, dims: &crate::problem::Dims, split: SplitPo
     let chunks = match split {
         SplitPolicy::Never => 1,
         SplitPolicy::Blocks(n) => nb_max.min(ceil_div(nb_max, n.max(1) as i64)),
-        SplitPolicy::Auto => ceil_div(nb_max, 2 * MIN_CHUNK_KEYS / bn).min(MAX_CHUNKS),
+        SplitPolicy::Auto => ceil_div(nb_max, MIN_CHUNK_KEYS / bn).min(MAX_CHUNKS),
     };
     tiles.saturating_mul(chunks.max(1) as u64)
 }
@@ -407,6 +425,7 @@ impl Schedule {
             SplitPolicy::Blocks(n) => n.max(1) as i64,
             SplitPolicy::Auto => auto_chunk(
                 bn,
+                config.block_m() <= 128,
                 work,
                 nb_max,
                 q_max,
@@ -1060,29 +1079,36 @@ mod tests {
 
     #[test]
     fn decode_like_tiles_take_more_chunks() {
-        // m64 on 264 CTAs (1056 merge slots): one sequence of few queries
-        // over a long key range is 4 tiles, one per kv head.
-        let plan = |q: i32, kv: i32| {
+        // m64 (1056 merge slots): one sequence of few queries over a long
+        // key range is 4 tiles, one per kv head.
+        let plan = |q: i32, kv: i32, grid: usize| {
             UnitPlan::new(&PlanInputs {
                 config: TileConfig::M64,
                 qo_indptr: &[0, q],
                 kv_indptr: &[0, kv],
                 total_q: q as usize,
                 num_kv_indices: kv as usize,
-                grid: 264,
+                grid,
                 split: SplitPolicy::Auto,
                 partial_slots: 1056,
             })
         };
         let chunks = |p: &UnitPlan| p.units.iter().map(|u| u.n_chunks).max().unwrap_or(0);
-        // One query over 32768 keys (512 blocks): 32 chunks of the shortest
-        // 1024 keys, merged by rows (6 real rows a tile).
-        let p = plan(1, 32768);
+        // One query over 32768 keys (512 blocks): one wave of 256 units, so
+        // the spread merge: 64 chunks of 512 keys.
+        let p = plan(1, 32768, 264);
+        assert_eq!((p.chunk, chunks(&p), p.units.len()), (8, 64, 256));
+        // Over 65536 keys: 64 chunks, the most a tile takes.
+        assert_eq!(chunks(&plan(2, 65536, 264)), 64);
+        // 8 queries (48 rows): 64 chunks with the spread merge too.
+        let p = plan(8, 65536, 264);
+        assert_eq!((p.chunk, chunks(&p)), (16, 64));
+        // On a grid that 256 units overflow, no spread merge: chunks of at
+        // least 1024 keys, and at most 32 of them where a tile is merged by
+        // fragments.
+        let p = plan(1, 32768, 132);
         assert_eq!((p.chunk, chunks(&p), p.units.len()), (16, 32, 128));
-        // Over 65536 keys: 64 chunks, the most a tile merged by rows takes.
-        assert_eq!(chunks(&plan(2, 65536)), 64);
-        // 8 queries (48 rows, merged by fragments): at most 32.
-        let p = plan(8, 65536);
+        let p = plan(8, 65536, 132);
         assert_eq!((p.chunk, chunks(&p)), (32, 32));
         assert_eq!(max_chunks(2), MAX_CHUNKS);
         assert_eq!(max_chunks(3), MAX_CHUNKS_BY_FRAGMENTS);

@@ -17,6 +17,7 @@ use pagedattn::backend::cpu;
 use pagedattn::check::compare;
 use pagedattn::problem::{default_sm_scale, HostProblem, Output};
 use pagedattn::schedule::{SplitPolicy, TileConfig};
+use pagedattn::units::{merge_slots, PlanInputs, UnitPlan};
 use pagedattn::Error;
 use pagedattn::{CudaBackend, DeviceBuffers, DevicePlan, Options};
 use pagedattn_cli::generate::{edge_cases, from_sequences, random_batch, BatchSpec};
@@ -704,6 +705,132 @@ fn split_kv_chunks_merge_like_the_reference() {
     println!(
         "split-KV: {split_calls} forced-split calls ok, repeats and graph replays bitwise equal"
     );
+}
+
+/// The spread merge (kernels/attn/merge.cuh: calls of one wave whose split
+/// tiles have 9 to 64 chunks; every chunk helps merge its tile): decode-like
+/// calls of 1-10 queries a sequence over 1-6k keys, pages shuffled and one
+/// repeated, a chunk that some rows see no key of, in every configuration of
+/// at most two consumer warpgroups, with the automatic split and forced
+/// chunks of 1-4 blocks; against the reference, then repeated and replayed
+/// from a graph (bitwise equal: the merge's bits do not depend on which
+/// chunk merges which rows).
+#[test]
+#[ignore = "needs a Hopper GPU (run with --ignored on the GPU machine)"]
+fn spread_merge_matches_reference() {
+    let _ = gpu!("spread_merge_matches_reference");
+    let seed = run_seed();
+    // (q_len, kv_len) per sequence: one query; 8 queries (48 rows) whose
+    // last 64-key block token 0 does not see; 3 and 10 queries.
+    let shapes: [&[(usize, usize)]; 4] = [
+        &[(1, 4096)],
+        &[(8, 2561)],
+        &[(3, 3000), (10, 2500)],
+        &[(10, 6000), (0, 0), (2, 1500)],
+    ];
+    let mut cases = Vec::new();
+    for (i, seqs) in shapes.iter().enumerate() {
+        let total: usize = seqs.iter().map(|s| s.1).sum();
+        let num_pages = total + 16;
+        // Page ids: a seeded permutation of the pool; each sequence's third
+        // page repeats its first.
+        let mut pool: Vec<i32> = (0..num_pages as i32).collect();
+        let mut x = seed ^ (0x5e7 + i as u64);
+        for k in (1..pool.len()).rev() {
+            x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            pool.swap(k, (x >> 33) as usize % (k + 1));
+        }
+        let mut next = 0;
+        let seqs: Vec<(usize, Vec<i32>)> = seqs
+            .iter()
+            .map(|&(q, kv)| {
+                let mut pages = pool[next..next + kv].to_vec();
+                next += kv;
+                if kv > 2 {
+                    pages[2] = pages[0];
+                }
+                (q, pages)
+            })
+            .collect();
+        cases.push(from_sequences(
+            &format!("spread-{i}"),
+            num_pages,
+            &seqs,
+            default_sm_scale(),
+        ));
+    }
+    let mut spread_calls = 0;
+    for config in [
+        TileConfig::M64,
+        TileConfig::M128,
+        TileConfig::M128Deep,
+        TileConfig::M128DeepV,
+    ] {
+        for split in [
+            SplitPolicy::Auto,
+            SplitPolicy::Blocks(1),
+            SplitPolicy::Blocks(2),
+            SplitPolicy::Blocks(4),
+        ] {
+            let b = backend_with(config, split);
+            for w in &cases {
+                let inputs = w.inputs(seed);
+                let p = inputs.problem();
+                let name = format!("{config:?} {split:?} {}", w.name);
+                let dims = w.dims();
+                let Some(info) = b.kernel().launch_info(&dims, None) else {
+                    continue;
+                };
+                let plan = UnitPlan::new(&PlanInputs {
+                    config,
+                    qo_indptr: &w.qo_indptr,
+                    kv_indptr: &w.kv_indptr,
+                    total_q: dims.total_q,
+                    num_kv_indices: dims.num_kv_indices,
+                    grid: info.grid as usize,
+                    split,
+                    partial_slots: merge_slots(config, 132),
+                });
+                let chunks = plan.units.iter().map(|u| u.n_chunks).max().unwrap_or(0);
+                let spread = plan.units.len() <= info.grid as usize && (9..=64).contains(&chunks);
+                let got = run_fast(&b, &p).unwrap_or_else(|e| panic!("{name}: {e}"));
+                let r = b.reference(&p).expect("reference");
+                assert_close(&name, &got, &r);
+                if !spread {
+                    continue;
+                }
+                spread_calls += 1;
+                let stream: &Arc<_> = b.stream();
+                let mut bufs = DeviceBuffers::upload(b.kernel(), stream, &p).unwrap();
+                for i in 0..3 {
+                    bufs.poison(stream).unwrap();
+                    bufs.with_views(|v, out, lse, ws| b.kernel().launch(stream, v, out, lse, ws))
+                        .unwrap();
+                    let o = bufs.download(stream).unwrap();
+                    assert!(bitwise_eq(&o, &got), "{name}: repeat {i} differs");
+                }
+                stream
+                    .begin_capture(
+                        cudarc::driver::sys::CUstreamCaptureMode::CU_STREAM_CAPTURE_MODE_THREAD_LOCAL,
+                    )
+                    .unwrap();
+                bufs.with_views(|v, out, lse, ws| b.kernel().launch(stream, v, out, lse, ws))
+                    .unwrap();
+                let graph = stream
+                    .end_capture(cudarc::driver::sys::CUgraphInstantiate_flags(0))
+                    .unwrap()
+                    .unwrap();
+                for i in 0..3 {
+                    bufs.poison(stream).unwrap();
+                    graph.launch().unwrap();
+                    let o = bufs.download(stream).unwrap();
+                    assert!(bitwise_eq(&o, &got), "{name}: graph replay {i} differs");
+                }
+            }
+        }
+    }
+    assert!(spread_calls >= 20, "only {spread_calls} calls took the spread merge");
+    println!("spread merge: {spread_calls} calls ok, repeats and graph replays bitwise equal");
 }
 
 fn bitwise_eq(a: &Output, b: &Output) -> bool {

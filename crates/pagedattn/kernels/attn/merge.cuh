@@ -21,6 +21,10 @@
 //    cp.async through shared memory), the max and the lse's sum through a
 //    fixed shuffle tree, into the epilogue's staging buffer. Its rounds
 //    follow the real rows, not the tile's 64.
+// Calls of one wave (every unit its CTA's first: all chunks of a tile run
+// at once) take neither: every chunk writes its real rows as by rows and
+// then helps merge the tile (spread_merge below), so that one SM does not
+// read every chunk's partial alone.
 #pragma once
 #include "attn/kernel_traits.cuh"
 #include "attn/epilogue.cuh"
@@ -260,6 +264,163 @@ struct SplitMerge {
     // shared -> global: 64 rows x 16 chunks of 16 bytes (rows past the
     // sequence's are not stored).
     copy_out_rows<T, 64 / 8>(p, w, w.m_block * T::kBlockM, cw * 64 + t / 16, t % 16, s_stage);
+  }
+
+  // ---------------- spread merge ----------------
+  // For calls of one wave (every unit is its CTA's first, so every chunk of
+  // a tile is running): a chunk writes its real rows (the rows layout, any
+  // number of them), counts itself in the tile's semaphore word, waits
+  // until every chunk of the tile has (at most kSpreadWaitCycles) and then
+  // helps merge: the tile's row quarters (32 columns of a real row) are
+  // claimed a piece at a time through the same word, so that the merge's
+  // loads spread over the chunks' SMs instead of one SM reading every
+  // chunk (a 48-row tile of 32 chunks is 768 KB). The last chunk to arrive
+  // claims until no piece is left, so the merge completes even if no other
+  // chunk helps: nothing waits on another CTA being resident. A piece's
+  // arithmetic is merge_rows_to_stage's (the same bits for a row).
+  // The word: arrivals in bits 0-7, departures 8-15, claims from bit 16;
+  // the last chunk to depart resets it for the next call.
+  static constexpr int kSemArrive = 1, kSemDepart = 1 << 8, kSemClaim = 1 << 16;
+  static constexpr long long kSpreadWaitCycles = 60000;  // ~30 us: a chunk late by more is not waited for
+
+  // A call of one wave (n_units: its plan's), a tile of 9 to 64 chunks: of
+  // fewer, the last chunk's merge reads no more than a few rounds (and the
+  // spread merge's pieces would be many rows each); a forced split may cut
+  // more than 64, whose merge stays the last chunk's.
+  __device__ __forceinline__ static bool spread(const WorkUnit& w, int n_units) {
+    return T::kConsumerWGs <= 2 && n_units <= (int)gridDim.x && w.n_chunks >= kSpreadMinChunks &&
+           w.n_chunks <= kMaxChunks;
+  }
+
+  // Row quarters [rq, rq_end) of the warpgroup's rows, one a round: lane c
+  // holds chunk c's (and c + 32's) lse and weight; each lane copies its
+  // column of 32 chunks' row by cp.async into the warp's 4 KB of the
+  // staging buffer (`scratch`; no registers held while the loads fly) and
+  // reads back only what it copied. No branch depends on the lane, so that
+  // the shuffles stay plain.
+  __device__ __forceinline__ static void merge_quarters(const Params& p, const WorkUnit& w, int cw, int lane,
+                                                        int rq, int rq_end, uint32_t scratch) {
+    constexpr int G = kMaxChunks / 32;  // lse groups of 32 chunks
+    const int n = w.n_chunks;
+    const int m0 = w.m_block * T::kBlockM + cw * 64;
+    constexpr int kStride = kNumKvHeads * T::kConsumerWGs * 64 * kHeadDim;  // floats between chunks' rows
+    const float* o0 = row_o_ptr(p, w.sem, cw, 0) + lane;
+    // Chunk c's column: chunks 0-15 in the first panel's 16 rows, 16-31 in
+    // the second's.
+    auto slot = [&](int c) {
+      return scratch + (c < 16 ? c * 128 : T::kBlockM * 128 + (c - 16) * 128) + lane * 4;
+    };
+#pragma unroll 1
+    for (; rq < rq_end; ++rq) {
+      const int r = rq / 4, q = rq % 4;
+      float lc[G];
+      CUTLASS_PRAGMA_UNROLL
+      for (int g = 0; g < G; ++g)
+        lc[g] = 32 * g + lane < n ? __ldcg(row_lse_ptr(p, w.sem + kNumKvHeads * (32 * g + lane), cw, r)) : -INFINITY;
+      const float* o = o0 + r * kHeadDim + 32 * q;
+      auto copy_round = [&](int c0) {
+        CUTLASS_PRAGMA_UNROLL
+        for (int c = 0; c < 32; ++c)
+          if (c0 + c < n)
+            asm volatile("cp.async.ca.shared.global [%0], [%1], 4;\n" ::"r"(slot(c)),
+                         "l"(o + (long long)(c0 + c) * kStride)
+                         : "memory");
+        asm volatile("cp.async.wait_all;\n" ::: "memory");
+      };
+      auto read = [&](int c) {
+        float v;
+        asm volatile("ld.shared.f32 %0, [%1];" : "=f"(v) : "r"(slot(c)));
+        return v;
+      };
+      copy_round(0);
+      // The max and the sum over the chunks (merge_rows_to_stage's
+      // arithmetic: a group without a chunk leaves both as they were).
+      float mx = -INFINITY, l = 0.f;
+      CUTLASS_PRAGMA_UNROLL
+      for (int g = 0; g < G; ++g) {
+        float gm = lc[g];
+        CUTLASS_PRAGMA_UNROLL
+        for (int o = 16; o > 0; o >>= 1) gm = fmaxf(gm, __shfl_xor_sync(0xffffffffu, gm, o));
+        const float nm = fmaxf(mx, gm), nb = nm == -INFINITY ? 0.f : nm;  // no key: weights 0, not NaN
+        float gs = exp2f(lc[g] - nb);
+        CUTLASS_PRAGMA_UNROLL
+        for (int o = 16; o > 0; o >>= 1) gs += __shfl_xor_sync(0xffffffffu, gs, o);
+        l = l * exp2f(mx - nb) + gs;
+        mx = nm;
+      }
+      const float base = mx == -INFINITY ? 0.f : mx;
+      float wl[G];  // this lane's chunks' weights
+      CUTLASS_PRAGMA_UNROLL
+      for (int g = 0; g < G; ++g) wl[g] = exp2f(lc[g] - base);
+      float acc = 0.f;
+      CUTLASS_PRAGMA_UNROLL
+      for (int g = 0; g < G; ++g) {
+        if (g > 0) {
+          if (32 * g >= n) break;
+          __syncwarp();
+          copy_round(32 * g);
+        }
+        CUTLASS_PRAGMA_UNROLL
+        for (int c = 0; c < 32; ++c) {
+          const float wc = __shfl_sync(0xffffffffu, wl[g], c);
+          if (32 * g + c < n) acc += wc * read(c);
+        }
+      }
+      const bool any = !(l <= 0.f);  // NaN propagates
+      const float inv = any ? 1.f / l : 0.f;
+      const int row = m0 + r, token = row / kGroup, head = w.kv_head * kGroup + row % kGroup;
+      const long long orow = (long long)(w.q_start + token) * kNumQoHeads + head;
+      p.out[orow * kHeadDim + 32 * q + lane] = __float2bfloat16_rn(acc * inv);
+      if (q == 0 && lane == 0) p.lse[orow] = any ? mx + __log2f(l) : -INFINITY;
+      __syncwarp();
+    }
+  }
+
+  // The spread merge of warpgroup cw's rows of a chunk (spread() holds and
+  // the warpgroup has real rows; its partial is written by
+  // store_partial_rows).
+  // s_stage: the unit's staging buffer (each warp's 4 KB of its
+  // warpgroup's rows is the warp's scratch, as in merge_rows_to_stage).
+  __device__ __forceinline__ static void spread_merge(const Params& p, const WorkUnit& w, int cw, int t,
+                                                     int* flag, uint32_t s_stage) {
+    const int n = w.n_chunks, live = live_rows(w, cw);
+    const int warp = t / 32, lane = t % 32;
+    // The warp's 16 rows of the warpgroup's staging rows: 2 KB in each of
+    // the two 128-byte column panels, chunks 0-15 in the first.
+    const uint32_t scratch = s_stage + (cw * 64 + warp * 16) * 128;
+    int* sem = p.ws_sem + (long long)w.sem * T::kSemsPerSlot + cw;
+    __threadfence();  // this thread's partial reaches L2 before the count does
+    named_bar_sync(128, kBarConsumerWG + cw);
+    if (t == 0) {
+      const int old = atomicAdd(sem, kSemArrive);
+      bool all = (old & 0xff) == n - 1;
+      const long long t0 = clock64();
+      while (!all && clock64() - t0 < kSpreadWaitCycles) {
+        __nanosleep(128);
+        all = (*reinterpret_cast<volatile int*>(sem) & 0xff) == n;
+      }
+      __threadfence();  // the count before the partial reads below
+      *flag = all;
+    }
+    named_bar_sync(128, kBarConsumerWG + cw);
+    if (*reinterpret_cast<volatile int*>(flag) != 0) {
+      // About a piece for every warp of the tile's chunks.
+      const int quarters = 4 * live, per = (quarters + 4 * n - 1) / (4 * n);
+      const int pieces = (quarters + per - 1) / per;
+      for (;;) {
+        int piece = 0;
+        if (lane == 0) piece = atomicAdd(sem, kSemClaim) / kSemClaim;
+        piece = __shfl_sync(0xffffffffu, piece, 0);
+        if (piece >= pieces) break;
+        const int rq = piece * per, rq_end = min(rq + per, quarters);
+        merge_quarters(p, w, cw, lane, rq, rq_end, scratch);
+      }
+    }
+    named_bar_sync(128, kBarConsumerWG + cw);  // every warp's claims are done
+    if (t == 0) {
+      const int old = atomicAdd(sem, kSemDepart);
+      if (((old / kSemDepart) & 0xff) == n - 1) atomicExch(sem, 0);  // the last out: ready for the next call
+    }
   }
 };
 

@@ -195,7 +195,10 @@ __device__ __forceinline__ long long block_max(long long x, long long* red) {
 
 // The automatic split (units::auto_chunk, the same integer arithmetic): of
 // the candidates, the longest tile cut into split_candidate(i) chunks of at
-// least 2 * kMinChunkKeys keys whose split units fit the merge slots, the one
+// least 2 * kMinChunkKeys keys (kMinChunkKeys, and up to kMaxChunks
+// whatever the rows, where the spread merge takes the call: one wave, the
+// longest tile in kSpreadMinChunks or more) whose split units fit the merge
+// slots, the one
 // with the least estimated time: the longest unit, or the units per CTA
 // rounded up times their mean cost (a unit costs kUnitCostBlocks128 and a
 // chunk kChunkCostBlocks128 128-key blocks beyond its own), whichever is
@@ -217,9 +220,12 @@ __device__ __forceinline__ int max_chunks(int q_max) {
 constexpr int kUnitCostBlocks128 = 1;   // units::UNIT_COST_BLOCKS128
 constexpr int kChunkCostBlocks128 = 4;  // units::CHUNK_COST_BLOCKS128
 
-template <int kBN, class Units>
+constexpr int kSpreadMinChunks = 9;       // units::SPREAD_MIN_CHUNKS: SplitMerge::spread
+
+template <int kBM, int kBN, class Units>
 __device__ __forceinline__ int auto_chunk(const Params& p, long long work, int nb_max, int q_max, Units units) {
   constexpr int kMinChunk = 2 * kMinChunkKeys / kBN;
+  constexpr int kMinSpreadChunk = kMinChunkKeys / kBN;
   constexpr long long o = kUnitCostBlocks128 * 128 / kBN, os = kChunkCostBlocks128 * 128 / kBN;
   // Nothing to split (the common case, no reduction): the first cut is too short.
   const int c2 = (nb_max + 1) / 2;
@@ -230,14 +236,17 @@ __device__ __forceinline__ int auto_chunk(const Params& p, long long work, int n
 #pragma unroll 1
   for (int i = 0; i < kNumSplitCandidates; ++i) {
     const int k = split_candidate(i);
-    if (k > max_chunks(q_max)) break;
     const int c = k == 1 ? kNoSplit : (nb_max + k - 1) / k;
-    if (k > 1 && (c < kMinChunk || nb_max <= c)) break;
+    if (k > 1 && (c < kMinSpreadChunk || nb_max <= c)) break;
     const long long packed = units(c);
     const long long split = kNumKvHeads * (packed >> 32), unsplit = kNumKvHeads * (packed & 0xffffffffll);
-    if (split > p.partial_slots) continue;
     const long long n = split + unsplit;
     if (n == 0) return kNoSplit;
+    // The spread merge's calls merge at any row count and cheaply enough
+    // for chunks of kMinChunkKeys (units::auto_chunk).
+    const bool spread = kBM <= 128 && k > 1 && n <= g && ceil_div(nb_max, c) >= kSpreadMinChunks;
+    if (!spread && (k > max_chunks(q_max) || (k > 1 && c < kMinChunk))) continue;
+    if (split > p.partial_slots) continue;
     const long long cost = work + o * n + os * split;
     const long long longest = k == 1 ? nb_max + o : (long long)ceil_div(nb_max, ceil_div(nb_max, c)) + o + os;
     const long long est = max(longest, (n + g - 1) / g * cost / n);
@@ -284,7 +293,7 @@ __device__ void build_plan(const Params& p, Plan& pl, int* scratch) {
   int chunk = initial_chunk(p);
   if (p.split_blocks == 0) {
     q_max = (int)block_max<kThreads>(q_max, pl.red);
-    chunk = auto_chunk<kBN>(p, work, nb_max, q_max, [&](int c) {
+    chunk = auto_chunk<kBM, kBN>(p, work, nb_max, q_max, [&](int c) {
       long long v = 0;
       for (int b = tid; b < batch; b += kThreads) {
         const Shape s{s_range[b].q_len, s_range[b].kv_len};
@@ -400,7 +409,7 @@ __device__ void build_plan_warp(const Params& p, Plan& pl) {
     int q_max = real ? r.q_len : 0;
     CUTLASS_PRAGMA_UNROLL
     for (int o = 16; o > 0; o >>= 1) q_max = max(q_max, __shfl_xor_sync(0xffffffffu, q_max, o));
-    chunk = auto_chunk<kBN>(p, work, nb_max, q_max, [&](int c) {
+    chunk = auto_chunk<kBM, kBN>(p, work, nb_max, q_max, [&](int c) {
       const long long v = !real ? 0 : c == kNoSplit ? s.tiles() : ((long long)s.split_chunks(c) << 32) + s.unsplit(c);
       return warp_sum(v);
     });
