@@ -419,12 +419,17 @@ impl HostPlan {
 /// Except a call of at most [`DECODE_SPREAD_MAX_BATCH`] sequences of fewer
 /// than [`DECODE_M128DV_MIN_MEAN_Q`] queries over at least
 /// [`DECODE_SPREAD_MIN_KEYS`] keys: m64's one wave of 264 CTAs cuts each of
-/// its (at most 12) tiles into 22-64 chunks that all help merge it (the
-/// spread merge, [`crate::units::SPREAD_MIN_CHUNKS`]), twice m128dv's, at
-/// two CTAs an SM. Measured on the H200 (twenty-first session, call 2, the
-/// four decode sweeps with the spread merge): m64 2.4-9% faster on the 9
-/// such calls, m128dv as fast or faster on the others of up to 32 sequences
-/// (4 sequences: equal; one query over 4096 keys: m64 1.33x).
+/// its (at most 12) tiles into many chunks that all help merge it (the
+/// spread merge, [`crate::units::SPREAD_MIN_CHUNKS`]), up to twice m128dv's,
+/// at two CTAs an SM. Measured on the H200 (twenty-first session): on the
+/// four decode sweeps with the spread merge (call 2) m64 2.4-9% faster on
+/// the 9 such calls of 32768 keys or more, m128dv as fast or faster on the
+/// others of up to 32 sequences (4 sequences: equal; one query over 4096
+/// keys: m64 1.33x); on a fresh draw of 1-6 sequences (call 3) the 3 calls
+/// the exception took 4-27% faster than m128dv, and m64 also 2-8% faster on
+/// the four calls of 24000 keys that it left on m128dv, m128dv 0-10% faster
+/// at 15000 keys and below (16384: equal, call 2), so the key limit moved
+/// from 32768 to 20000 after that draw.
 pub fn decode_prefers_m128dv(mean_q: usize, num_kv_indices: usize, batch: usize) -> bool {
     if batch <= DECODE_SPREAD_MAX_BATCH
         && mean_q < DECODE_M128DV_MIN_MEAN_Q
@@ -440,7 +445,7 @@ pub fn decode_prefers_m128dv(mean_q: usize, num_kv_indices: usize, batch: usize)
 pub const DECODE_SPREAD_MAX_BATCH: usize = 3;
 /// Fewest keys of a decode-like call that m64's spread merge takes over
 /// `M128DeepV` ([`decode_prefers_m128dv`]).
-pub const DECODE_SPREAD_MIN_KEYS: usize = 32768;
+pub const DECODE_SPREAD_MIN_KEYS: usize = 20000;
 /// Most sequences a decode-like call may have for `M128DeepV` ([`decode_prefers_m128dv`]).
 pub const DECODE_M128DV_MAX_BATCH: usize = 32;
 /// Queries a sequence from which a decode-like call's m64 tiles (64 rows: 10
@@ -575,13 +580,14 @@ mod tests {
         // Decode-like calls (queries, keys, sequences): m128dv for a few
         // sequences with few keys in all, or with more than 10 queries a
         // sequence; m64 for many sequences or many keys, 1-3 sequences of
-        // up to 10 queries over 32768 keys or more (the spread merge), and
+        // up to 10 queries over 20000 keys or more (the spread merge), and
         // below 320 keys a sequence.
         for (q, kv, b, want) in [
             (1, 32768, 1, TileConfig::M64),
             (8, 65536, 1, TileConfig::M64),
             (3, 36000, 3, TileConfig::M64),
             (1, 16384, 1, TileConfig::M128DeepV),
+            (2 * 6, 24000, 2, TileConfig::M64),
             (11, 32768, 1, TileConfig::M128DeepV),
             (4 * 8, 65536, 4, TileConfig::M128DeepV),
             (1, 131072, 1, TileConfig::M64),

@@ -737,7 +737,9 @@ fn spread_merge_matches_reference() {
         let mut pool: Vec<i32> = (0..num_pages as i32).collect();
         let mut x = seed ^ (0x5e7 + i as u64);
         for k in (1..pool.len()).rev() {
-            x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
             pool.swap(k, (x >> 33) as usize % (k + 1));
         }
         let mut next = 0;
@@ -829,7 +831,10 @@ fn spread_merge_matches_reference() {
             }
         }
     }
-    assert!(spread_calls >= 20, "only {spread_calls} calls took the spread merge");
+    assert!(
+        spread_calls >= 20,
+        "only {spread_calls} calls took the spread merge"
+    );
     println!("spread merge: {spread_calls} calls ok, repeats and graph replays bitwise equal");
 }
 
