@@ -288,8 +288,9 @@ impl SeqShape {
 /// An upper bound on the units of a call from its shapes alone (the grid
 /// size of a launch, which must not depend on index contents): every tile
 /// of every kv head, times the most chunks a tile can be cut into (with the
-/// automatic split, chunks of [`MIN_CHUNK_KEYS`] at the least: the spread
-/// merge's).
+/// automatic split, chunks of [`MIN_CHUNK_KEYS`] at the least where there
+/// can be [`SPREAD_MIN_CHUNKS`] of them: the spread merge's; a call that
+/// cannot split stays direct).
 pub fn max_units(config: TileConfig, dims: &crate::problem::Dims, split: SplitPolicy) -> u64 {
     let tiles =
         tiles_per_head(dims.total_q, dims.batch, config.block_m()) as u64 * NUM_KV_HEADS as u64;
@@ -298,7 +299,16 @@ pub fn max_units(config: TileConfig, dims: &crate::problem::Dims, split: SplitPo
     let chunks = match split {
         SplitPolicy::Never => 1,
         SplitPolicy::Blocks(n) => nb_max.min(ceil_div(nb_max, n.max(1) as i64)),
-        SplitPolicy::Auto => ceil_div(nb_max, MIN_CHUNK_KEYS / bn).min(MAX_CHUNKS),
+        SplitPolicy::Auto => {
+            // Chunks of 2 * MIN_CHUNK_KEYS, or of MIN_CHUNK_KEYS where there
+            // can be SPREAD_MIN_CHUNKS of them (the spread merge's).
+            let spread = ceil_div(nb_max, MIN_CHUNK_KEYS / bn);
+            if spread >= SPREAD_MIN_CHUNKS {
+                spread.min(MAX_CHUNKS)
+            } else {
+                ceil_div(nb_max, 2 * MIN_CHUNK_KEYS / bn).min(MAX_CHUNKS)
+            }
+        }
     };
     tiles.saturating_mul(chunks.max(1) as u64)
 }
@@ -1075,6 +1085,27 @@ mod tests {
             }
         });
         assert_eq!((plan.chunk, plan.split_units), (16, 80));
+    }
+
+    #[test]
+    fn max_units_bounds_the_spread_candidates_only_where_they_can_be() {
+        use crate::problem::Dims;
+        // One sequence of 559 tokens (5 key blocks of 128): no split can
+        // reach the spread merge's 9 chunks, so the bound stays the tiles
+        // (the direct entry point).
+        let d = Dims::new(559, 559, 1, 559);
+        let tiles = 4 * tiles_per_head(559, 1, 128) as u64;
+        assert_eq!(
+            max_units(TileConfig::M128Deep, &d, SplitPolicy::Auto),
+            tiles
+        );
+        // One query over 32768 keys on m64: 64 chunks of 512 keys a tile.
+        let d = Dims::new(1, 32768, 1, 32768);
+        assert_eq!(max_units(TileConfig::M64, &d, SplitPolicy::Auto), 4 * 64);
+        // 4096 keys (64 blocks of 64): 8 chunks of 512 keys, fewer than the
+        // spread merge takes, so chunks of 1024 keys bound it.
+        let d = Dims::new(1, 4096, 1, 4096);
+        assert_eq!(max_units(TileConfig::M64, &d, SplitPolicy::Auto), 4 * 4);
     }
 
     #[test]
