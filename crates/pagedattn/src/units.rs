@@ -107,8 +107,8 @@ pub const CHUNK_COST_BLOCKS128: i64 = 4;
 /// (the longest tile cut into [`SPLIT_CANDIDATES`] chunks, each at least
 /// `2 * MIN_CHUNK_KEYS` keys, at most [`max_chunks`]`(q_max)` of them, or,
 /// where the spread merge takes the call ([`SPREAD_MIN_CHUNKS`]), at least
-/// `MIN_CHUNK_KEYS` keys and at most [`MAX_CHUNKS`] (`spread_ok`: the
-/// configuration has at most two consumer warpgroups); the split units fitting
+/// `MIN_CHUNK_KEYS` keys and at most [`MAX_CHUNKS`] (configurations of at
+/// most two consumer warpgroups); the split units fitting
 /// `partial_slots`), the
 /// one with the least estimated time: the longest unit, or the units per
 /// CTA rounded up times their mean cost, whichever is larger (a unit and a
@@ -117,8 +117,7 @@ pub const CHUNK_COST_BLOCKS128: i64 = 4;
 /// Kernel: `auto_chunk` (`kernels/attn/scheduler.cuh`), the same integer
 /// arithmetic.
 pub fn auto_chunk(
-    bn: i64,
-    spread_ok: bool,
+    config: TileConfig,
     work: i64,
     nb_max: i64,
     q_max: i64,
@@ -126,6 +125,9 @@ pub fn auto_chunk(
     partial_slots: i64,
     units: impl Fn(i64) -> (i64, i64),
 ) -> i64 {
+    let bn = config.block_n() as i64;
+    // The spread merge: configurations of at most two consumer warpgroups.
+    let spread_ok = config.block_m() <= 128;
     let min_chunk = 2 * MIN_CHUNK_KEYS / bn;
     let min_spread_chunk = MIN_CHUNK_KEYS / bn;
     let (o, os) = (
@@ -434,8 +436,7 @@ impl Schedule {
             SplitPolicy::Never => i64::MAX,
             SplitPolicy::Blocks(n) => n.max(1) as i64,
             SplitPolicy::Auto => auto_chunk(
-                bn,
-                config.block_m() <= 128,
+                config,
                 work,
                 nb_max,
                 q_max,

@@ -17,7 +17,7 @@ use pagedattn::backend::cpu;
 use pagedattn::check::compare;
 use pagedattn::problem::{default_sm_scale, HostProblem, Output};
 use pagedattn::schedule::{SplitPolicy, TileConfig};
-use pagedattn::units::{merge_slots, PlanInputs, UnitPlan};
+use pagedattn::units::{merge_slots, PlanInputs, UnitPlan, MAX_CHUNKS, SPREAD_MIN_CHUNKS};
 use pagedattn::Error;
 use pagedattn::{CudaBackend, DeviceBuffers, DevicePlan, Options};
 use pagedattn_cli::generate::{edge_cases, from_sequences, random_batch, BatchSpec};
@@ -668,38 +668,14 @@ fn split_kv_chunks_merge_like_the_reference() {
             let inputs = w.inputs(seed);
             let p = inputs.problem();
             let first = run_fast(&b, &p).unwrap();
-            let stream: &Arc<_> = b.stream();
-            let mut bufs = DeviceBuffers::upload(b.kernel(), stream, &p).unwrap();
-            for i in 0..10 {
-                bufs.poison(stream).unwrap();
-                bufs.with_views(|v, out, lse, ws| b.kernel().launch(stream, v, out, lse, ws))
-                    .unwrap();
-                let o = bufs.download(stream).unwrap();
-                assert!(
-                    bitwise_eq(&o, &first),
-                    "{config:?} {split:?}: repeat {i} differs"
-                );
-            }
-            stream
-                .begin_capture(
-                    cudarc::driver::sys::CUstreamCaptureMode::CU_STREAM_CAPTURE_MODE_THREAD_LOCAL,
-                )
-                .unwrap();
-            bufs.with_views(|v, out, lse, ws| b.kernel().launch(stream, v, out, lse, ws))
-                .unwrap();
-            let graph = stream
-                .end_capture(cudarc::driver::sys::CUgraphInstantiate_flags(0))
-                .unwrap()
-                .unwrap();
-            for i in 0..5 {
-                bufs.poison(stream).unwrap();
-                graph.launch().unwrap();
-                let o = bufs.download(stream).unwrap();
-                assert!(
-                    bitwise_eq(&o, &first),
-                    "{config:?} {split:?}: graph replay {i} differs"
-                );
-            }
+            assert_repeats_and_replays_equal(
+                &b,
+                &p,
+                &first,
+                10,
+                5,
+                &format!("{config:?} {split:?}"),
+            );
         }
     }
     println!(
@@ -794,7 +770,8 @@ fn spread_merge_matches_reference() {
                     partial_slots: merge_slots(config, 132),
                 });
                 let chunks = plan.units.iter().map(|u| u.n_chunks).max().unwrap_or(0);
-                let spread = plan.units.len() <= info.grid as usize && (9..=64).contains(&chunks);
+                let spread = plan.units.len() <= info.grid as usize
+                    && (SPREAD_MIN_CHUNKS..=MAX_CHUNKS).contains(&(chunks as i64));
                 let got = run_fast(&b, &p).unwrap_or_else(|e| panic!("{name}: {e}"));
                 let r = b.reference(&p).expect("reference");
                 assert_close(&name, &got, &r);
@@ -802,32 +779,7 @@ fn spread_merge_matches_reference() {
                     continue;
                 }
                 spread_calls += 1;
-                let stream: &Arc<_> = b.stream();
-                let mut bufs = DeviceBuffers::upload(b.kernel(), stream, &p).unwrap();
-                for i in 0..3 {
-                    bufs.poison(stream).unwrap();
-                    bufs.with_views(|v, out, lse, ws| b.kernel().launch(stream, v, out, lse, ws))
-                        .unwrap();
-                    let o = bufs.download(stream).unwrap();
-                    assert!(bitwise_eq(&o, &got), "{name}: repeat {i} differs");
-                }
-                stream
-                    .begin_capture(
-                        cudarc::driver::sys::CUstreamCaptureMode::CU_STREAM_CAPTURE_MODE_THREAD_LOCAL,
-                    )
-                    .unwrap();
-                bufs.with_views(|v, out, lse, ws| b.kernel().launch(stream, v, out, lse, ws))
-                    .unwrap();
-                let graph = stream
-                    .end_capture(cudarc::driver::sys::CUgraphInstantiate_flags(0))
-                    .unwrap()
-                    .unwrap();
-                for i in 0..3 {
-                    bufs.poison(stream).unwrap();
-                    graph.launch().unwrap();
-                    let o = bufs.download(stream).unwrap();
-                    assert!(bitwise_eq(&o, &got), "{name}: graph replay {i} differs");
-                }
+                assert_repeats_and_replays_equal(&b, &p, &got, 3, 3, &name);
             }
         }
     }
@@ -836,6 +788,45 @@ fn spread_merge_matches_reference() {
         "only {spread_calls} calls took the spread merge"
     );
     println!("spread merge: {spread_calls} calls ok, repeats and graph replays bitwise equal");
+}
+
+/// Launches `p` `repeats` times, then captures one launch in a graph and
+/// replays it `replays` times, outputs poisoned before each: every output
+/// bitwise equal to `first`.
+fn assert_repeats_and_replays_equal(
+    b: &CudaBackend,
+    p: &HostProblem<'_>,
+    first: &Output,
+    repeats: usize,
+    replays: usize,
+    name: &str,
+) {
+    let stream: &Arc<_> = b.stream();
+    let mut bufs = DeviceBuffers::upload(b.kernel(), stream, p).unwrap();
+    for i in 0..repeats {
+        bufs.poison(stream).unwrap();
+        bufs.with_views(|v, out, lse, ws| b.kernel().launch(stream, v, out, lse, ws))
+            .unwrap();
+        let o = bufs.download(stream).unwrap();
+        assert!(bitwise_eq(&o, first), "{name}: repeat {i} differs");
+    }
+    stream
+        .begin_capture(
+            cudarc::driver::sys::CUstreamCaptureMode::CU_STREAM_CAPTURE_MODE_THREAD_LOCAL,
+        )
+        .unwrap();
+    bufs.with_views(|v, out, lse, ws| b.kernel().launch(stream, v, out, lse, ws))
+        .unwrap();
+    let graph = stream
+        .end_capture(cudarc::driver::sys::CUgraphInstantiate_flags(0))
+        .unwrap()
+        .unwrap();
+    for i in 0..replays {
+        bufs.poison(stream).unwrap();
+        graph.launch().unwrap();
+        let o = bufs.download(stream).unwrap();
+        assert!(bitwise_eq(&o, first), "{name}: graph replay {i} differs");
+    }
 }
 
 fn bitwise_eq(a: &Output, b: &Output) -> bool {
