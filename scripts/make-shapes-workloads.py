@@ -9,7 +9,14 @@ kernel beyond its seed file, and workloads/prefix.jsonl. Deterministic
   tracked, ~6 MB): decode-like calls (1-32 queries over 1k-64k keys, one
   sequence or hundreds), chunked prefill, a long prompt batched with a hundred
   one-query sequences, thousands of tiny sequences, mostly-empty batches.
-  scripts/dist.sh writes it to dist/serving.jsonl."""
+  scripts/dist.sh writes it to dist/serving.jsonl.
+
+  --wide PATH: writes only the wide draw instead (its own seed; not tracked,
+  generated where it runs): 40 random calls over the classes a serving
+  engine sends (prefills, cached prefixes, decode and speculative steps,
+  hundreds of tiny sequences, empty sequences and q_len > kv_len), a fifth
+  of them with pages in key order, reversed, repeated or in runs, for
+  checking the kernel against FlashInfer beyond the sets it was tuned on."""
 import json, math, random, sys
 from pathlib import Path
 
@@ -36,9 +43,59 @@ def workload(name, seqs, order="scattered", rng=rng):
     elif order == "repeated":  # every sequence reads the same few hundred pages
         num_pages = 512
         idx = [rng.randrange(num_pages) for _ in range(n)]
+    elif order == "runs":  # an allocator's free list: runs of 16-256 consecutive pages, runs shuffled
+        num_pages = n + n // 8 + 1
+        starts, at = [], 0
+        while at < num_pages:
+            ln = rng.randint(16, 256)
+            starts.append((at, min(ln, num_pages - at)))
+            at += ln
+        rng.shuffle(starts)
+        idx = [a + i for a, ln in starts for i in range(ln)][:n]
     return {"name": name, "total_q": qo[-1], "num_pages": max(num_pages, 1), "qo_indptr": qo,
             "kv_indptr": kv, "kv_indices": idx, "sm_scale": SCALE}
 
+
+if len(sys.argv) == 3 and sys.argv[1] == "--wide":
+    r = random.Random(20261203)
+    lu = lambda lo, hi: int(round(math.exp(r.uniform(math.log(lo), math.log(hi)))))
+    calls = []
+    for i in range(8):  # prefills, no cached prefix
+        b = lu(1, 48)
+        calls.append((f"wide_prefill{i}", [(q, q) for q in (lu(20, 4000 // max(1, b // 4)) for _ in range(b))]))
+    for i in range(10):  # cached prefixes: a few to hundreds of queries over a longer prefix
+        b = lu(1, 32)
+        calls.append((f"wide_prefix{i}", [(q, q + lu(256, 16384)) for q in (lu(1, 512) for _ in range(b))]))
+    for i in range(6):  # decode and speculative steps
+        b, q = lu(8, 256), lu(1, 8)
+        kv = lu(512, max(513, 400000 // b))
+        calls.append((f"wide_decode{i}", [(q, max(q, int(kv * r.uniform(0.7, 1.3)))) for _ in range(b)]))
+    for i in range(5):  # hundreds of tiny sequences
+        b = r.randint(200, 1000)
+        calls.append((f"wide_tiny{i}", [(q, q + r.randint(0, 300)) for q in (r.randint(1, 16) for _ in range(b))]))
+    for i in range(5):  # empty sequences and q_len > kv_len among ordinary ones
+        b = r.randint(4, 64)
+        seqs = []
+        for _ in range(b):
+            kind = r.random()
+            q = lu(1, 600)
+            if kind < 0.3:
+                seqs.append((0, r.randint(0, 500)))
+            elif kind < 0.6:
+                seqs.append((q, r.randint(0, q)))
+            else:
+                seqs.append((q, q + r.randint(0, 2000)))
+        calls.append((f"wide_mixed{i}", seqs))
+    orders = ["sequential", "reversed", "repeated", "runs", "runs", "runs"]
+    out = [workload(n, s, rng=r) for n, s in calls]
+    for i, o in enumerate(orders):  # six of the calls above again, pages in another order
+        n, s = calls[(7 * i + 3) % len(calls)]
+        out.append(workload(f"{n}_{o}", s, o, rng=r))
+    with open(sys.argv[2], "w") as f:
+        for w in out:
+            f.write(json.dumps(w, separators=(",", ":")) + "\n")
+    print(f"{sys.argv[2]}: {len(out)} workloads")
+    sys.exit(0)
 
 if len(sys.argv) == 3 and sys.argv[1] == "--serving":
     r = random.Random(20261202)

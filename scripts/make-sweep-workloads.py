@@ -72,6 +72,13 @@ for checking the decode rule's spread-merge exception (at most 3 sequences
 of up to 10 queries over 32768 keys or more: m64), fitted on the four sets
 above.
 
+--short-decode: 20 random decode-like calls over short contexts (1-48
+sequences of 1-16 queries over 256-4096 keys, lengths within 10% and 30%),
+whose tiles are too few and too short for the automatic split of the
+twenty-first session: where finer splits were measured (the twenty-second
+session). --short-decode-holdout: another 20 such calls, for checking a
+rule fitted on the first.
+
 --spread: 8 small decode-like calls (1-3 sequences, 1-10 queries over
 4600-12000 keys) that the automatic split cuts into 9 or more chunks in one
 wave (the spread merge), for the sanitizers.
@@ -133,6 +140,8 @@ MODES = {
     "--decode2": (SHAPES_DECODE2, "dist/decode-sweep2.jsonl", 67, "decode2"),
     "--decode-holdout3": ([], "dist/decode-holdout3.jsonl", 71, "decodeho3"),
     "--spread": (SHAPES_SPREAD, "dist/spread.jsonl", 73, "spread"),
+    "--short-decode": ([], "dist/short-decode.jsonl", 83, "sdec"),
+    "--short-decode-holdout": ([], "dist/short-decode-holdout.jsonl", 89, "sdecho"),
 }
 # The random decode draws: mode -> (seed of the draw of shapes, the batch
 # sizes it draws from).
@@ -140,7 +149,10 @@ DECODE_DRAWS = {
     "--decode-holdout": (53, [1, 1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 96, 128]),
     "--decode-holdout2": (59, [1, 1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 96, 128]),
     "--decode-holdout3": (79, [1, 1, 1, 2, 2, 3, 3, 4, 5, 6]),
+    "--short-decode": (97, [1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48]),
+    "--short-decode-holdout": (101, [1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48]),
 }
+SHORT_DECODE_CALLS = 20
 
 
 def main():
@@ -152,9 +164,12 @@ def main():
     if mode in DECODE_DRAWS:
         draw_seed, batches = DECODE_DRAWS[mode]
         draw = random.Random(draw_seed)
-        while len(shapes) < DECODE_HOLDOUT_CALLS:
+        calls = SHORT_DECODE_CALLS if mode.startswith("--short-decode") else DECODE_HOLDOUT_CALLS
+        while len(shapes) < calls:
             b = draw.choice(batches)
-            if mode == "--decode-holdout3":
+            if mode.startswith("--short-decode"):
+                q, kv = draw.randint(1, 16), draw.choice([256, 384, 512, 768, 1024, 1536, 2048, 3000, 4096])
+            elif mode == "--decode-holdout3":
                 q, kv = draw.randint(1, 12), draw.choice([2048, 4096, 8192, 12000, 16384, 24000, 32768, 48000,
                                                           65536])
             else:
@@ -179,6 +194,8 @@ def main():
                 q_jitter, kv_jitter = (0.2, 0.3)
                 if mode == "--holdout2" and i < 12:
                     q_jitter, kv_jitter = (0.05, 0.02)
+                elif mode.startswith("--short-decode"):
+                    q_jitter, kv_jitter = (0.1, 0.3)
                 elif mode in ("--holdout4", *DECODE_DRAWS):
                     q_jitter, kv_jitter = (0.1, 0.1)
                 elif mode == "--holdout3":

@@ -1,0 +1,156 @@
+// Microbenchmark: does a decode call's K/V stream get faster when one CTA
+// reads several kv heads of each page at once? The kernels' units are one
+// kv head each (a 256-byte row of every 1 KB page of K and of V, the four
+// heads' units on adjacent CTAs); a unit of `kH` heads reads kH * 256
+// contiguous bytes of each page instead. Same bytes in every mode: K and V
+// caches of [pages, 4 heads, 128] bf16, every page of a call read once per
+// head, page ids a random permutation (or in order: the contiguous stream,
+// for the ceiling). A CTA gathers its units' blocks (16 KB: 64 / kH pages)
+// through 2-stage K and V rings by 16-byte cp.async, 16 kH lanes a row, one
+// consumer thread releasing each stage once it has landed.
+//   T=.toolchain/cuda/nvidia/cu13
+//   $T/bin/nvcc -arch=sm_90a -O3 -std=c++17 -o fused_gather bench/micro/fused_gather.cu
+//   ./fused_gather        # on the H200: a table of us and GB/s per mode
+#include <cuda_runtime.h>
+
+#include "micro.cuh"
+
+#include <algorithm>
+#include <cstdio>
+#include <numeric>
+#include <random>
+#include <vector>
+
+namespace {
+
+constexpr int kStageBytes = 16384;
+constexpr int kHeads = 4;
+constexpr int kStages = 2;
+constexpr int kProducerThreads = 128;
+
+using namespace micro;
+
+// Block b of a unit: rows (pages) 64 / kH, each kH * 256 bytes from head
+// `head0` on; thread t moves 16-byte chunk t % (16 kH) of rows t / (16 kH) + i * (128 / (16 kH)).
+template <int kH>
+__device__ __forceinline__ void load_block(const uint16_t* cache, const int* ids, int head0, uint32_t dst, int tid) {
+  constexpr int kChunks = 16 * kH, kRowsPerPass = kProducerThreads / kChunks, kRows = 64 / kH;
+  const int c = tid % kChunks;
+  for (int i = 0; i < kRows / kRowsPerPass; ++i) {
+    const int r = tid / kChunks + i * kRowsPerPass;
+    const uint16_t* src = cache + ((long long)ids[r] * kHeads + head0) * 128 + c * 8;
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(dst + (r * kChunks + c) * 16), "l"(src)
+                 : "memory");
+  }
+}
+
+template <int kH>
+__global__ void __launch_bounds__(kProducerThreads + 32)
+    stream(const uint16_t* k_cache, const uint16_t* v_cache, const int* ids, int seqs, int keys,
+           unsigned long long* sink) {
+  extern __shared__ __align__(1024) unsigned char smem[];
+  __shared__ uint64_t full[2 * kStages], empty[2 * kStages];
+  constexpr int kRows = 64 / kH;
+  const int tid = threadIdx.x;
+  if (tid == 0) {
+    for (int s = 0; s < 2 * kStages; ++s) {
+      mbar_init(&full[s], kProducerThreads);
+      mbar_init(&empty[s], 1);
+    }
+    asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+  }
+  __syncthreads();
+  const uint32_t base = smem_u32(smem);
+  const int units = seqs * (kHeads / kH), blocks = keys / kRows;
+  if (tid < kProducerThreads) {
+    int it = 0;
+    for (int u = blockIdx.x; u < units; u += gridDim.x) {
+      const int seq = u / (kHeads / kH), head0 = (u % (kHeads / kH)) * kH;
+      for (int b = 0; b < blocks; ++b, ++it) {
+        const int s = it % kStages, phase = (it / kStages) & 1;
+        const int* bid = ids + (long long)seq * keys + b * kRows;
+        mbar_wait(&empty[s], phase ^ 1);
+        load_block<kH>(k_cache, bid, head0, base + s * kStageBytes, tid);
+        asm volatile("cp.async.mbarrier.arrive.noinc.shared::cta.b64 [%0];" ::"r"(smem_u32(&full[s])));
+        mbar_wait(&empty[kStages + s], phase ^ 1);
+        load_block<kH>(v_cache, bid, head0, base + (kStages + s) * kStageBytes, tid);
+        asm volatile("cp.async.mbarrier.arrive.noinc.shared::cta.b64 [%0];" ::"r"(smem_u32(&full[kStages + s])));
+      }
+    }
+  } else if (tid == kProducerThreads) {
+    unsigned long long acc = 0;
+    int it = 0;
+    for (int u = blockIdx.x; u < units; u += gridDim.x)
+      for (int b = 0; b < blocks; ++b, ++it) {
+        const int s = it % kStages, phase = (it / kStages) & 1;
+        mbar_wait(&full[s], phase);
+        acc += *reinterpret_cast<const unsigned*>(smem + s * kStageBytes + (b % 64) * 16);
+        mbar_arrive(&empty[s]);
+        mbar_wait(&full[kStages + s], phase);
+        acc += *reinterpret_cast<const unsigned*>(smem + (kStages + s) * kStageBytes + (b % 64) * 16);
+        mbar_arrive(&empty[kStages + s]);
+      }
+    atomicAdd(sink, acc);
+  }
+}
+
+__global__ void flush(int4* buf, long long n) {
+  for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n; i += (long long)gridDim.x * blockDim.x)
+    buf[i] = make_int4(0, 0, 0, 0);
+}
+
+}  // namespace
+
+int main() {
+  int sms = 0;
+  CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
+  const long long pages = 1LL << 18;  // 64 x 4096 = 256 x 1024 keys
+  uint16_t *k, *v;
+  CHECK(cudaMalloc(&k, pages * kHeads * 256));
+  CHECK(cudaMalloc(&v, pages * kHeads * 256));
+  CHECK(cudaMemset(k, 1, pages * kHeads * 256));
+  CHECK(cudaMemset(v, 1, pages * kHeads * 256));
+  std::vector<int> h(pages);
+  std::iota(h.begin(), h.end(), 0);
+  int *ids_seq, *ids_rand;
+  CHECK(cudaMalloc(&ids_seq, pages * sizeof(int)));
+  CHECK(cudaMalloc(&ids_rand, pages * sizeof(int)));
+  CHECK(cudaMemcpy(ids_seq, h.data(), pages * sizeof(int), cudaMemcpyHostToDevice));
+  std::shuffle(h.begin(), h.end(), std::mt19937(1));
+  CHECK(cudaMemcpy(ids_rand, h.data(), pages * sizeof(int), cudaMemcpyHostToDevice));
+  int4* fl;
+  const long long fn = (256LL << 20) / 16;
+  CHECK(cudaMalloc(&fl, fn * 16));
+  unsigned long long* sink;
+  CHECK(cudaMalloc(&sink, 8));
+  const double bytes = 2.0 * pages * kHeads * 256;
+  const int smem = 2 * kStages * kStageBytes;
+  std::printf("| pages | call | heads a unit | CTAs an SM | us | GB/s |\n|---|---|---:|---:|---:|---:|\n");
+  for (int order = 0; order < 2; ++order)
+    for (int shape = 0; shape < 2; ++shape) {
+      const int seqs = shape ? 256 : 64, keys = shape ? 1024 : 4096;
+      for (int kh : {1, 2, 4})
+        for (int cps : {1, 2, 3}) {
+          auto kern = kh == 1 ? stream<1> : kh == 2 ? stream<2> : stream<4>;
+          CHECK(cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
+          float best = 1e30f;
+          for (int rep = 0; rep < 5; ++rep) {
+            flush<<<sms * 4, 256>>>(fl, fn);
+            cudaEvent_t a, b;
+            CHECK(cudaEventCreate(&a));
+            CHECK(cudaEventCreate(&b));
+            CHECK(cudaEventRecord(a));
+            kern<<<sms * cps, kProducerThreads + 32, smem>>>(k, v, order ? ids_seq : ids_rand, seqs, keys, sink);
+            CHECK(cudaEventRecord(b));
+            CHECK(cudaEventSynchronize(b));
+            CHECK(cudaGetLastError());
+            float ms = 0;
+            CHECK(cudaEventElapsedTime(&ms, a, b));
+            best = std::min(best, ms);
+          }
+          std::printf("| %s | %dx%d | %d | %d | %.1f | %.0f |\n", order ? "in order" : "random", seqs, keys, kh, cps,
+                      best * 1e3, bytes / best / 1e6);
+        }
+    }
+  return 0;
+}
