@@ -430,10 +430,37 @@ impl HostPlan {
 /// the four calls of 24000 keys that it left on m128dv, m128dv 0-10% faster
 /// at 15000 keys and below (16384: equal, call 2), so the key limit moved
 /// from 32768 to 20000 after that draw.
+///
+/// And except a call whose m64 tiles, cut into chunks of
+/// [`crate::units::ONE_WAVE_MIN_CHUNK_KEYS`] (sequences of more than 768
+/// keys on average, [`crate::units::fine_split_possible`], and at most
+/// [`DECODE_FINE_MAX_MEAN_KEYS`]), fit m64's one wave twice over
+/// ([`M64_WAVE_CTAS`]), with at most [`DECODE_FINE_MAX_MEAN_Q`] queries a
+/// sequence: there the split makes up to twice m128dv's units, each of half
+/// its rows. Measured on the H200 (twenty-second session, call 3, both
+/// configurations with that split, on 40 short decode-like calls and the
+/// wide draw's decode calls): m64 3-20% faster on 10 of the 12 calls the
+/// rule takes (one query over 1300 keys 15.7 us against 17.5, 13 queries
+/// over 1600 keys 20.0 against 24.8, 14 over 1350 20.3 against 25.4),
+/// 2.5-4% slower on two (4 queries over 1500 keys; 15 queries over 960),
+/// and on two of 14-15 queries over 4000-4400 keys; m128dv faster on calls
+/// of fewer keys and on those whose m64 tiles overflow a wave.
 pub fn decode_prefers_m128dv(mean_q: usize, num_kv_indices: usize, batch: usize) -> bool {
     if batch <= DECODE_SPREAD_MAX_BATCH
         && mean_q < DECODE_M128DV_MIN_MEAN_Q
         && num_kv_indices >= DECODE_SPREAD_MIN_KEYS
+    {
+        return false;
+    }
+    let m64_tiles = batch.max(1)
+        * (crate::problem::GROUP_SIZE * mean_q).div_ceil(TileConfig::M64.block_m())
+        * crate::problem::NUM_KV_HEADS;
+    let mean_kv = num_kv_indices / batch.max(1);
+    let mean_kv_blocks = mean_kv.div_ceil(TileConfig::M64.block_n()) as i64;
+    if mean_q <= DECODE_FINE_MAX_MEAN_Q
+        && mean_kv <= DECODE_FINE_MAX_MEAN_KEYS
+        && crate::units::fine_split_possible(TileConfig::M64, mean_kv_blocks)
+        && 2 * m64_tiles <= M64_WAVE_CTAS
     {
         return false;
     }
@@ -446,6 +473,15 @@ pub const DECODE_SPREAD_MAX_BATCH: usize = 3;
 /// Fewest keys of a decode-like call that m64's spread merge takes over
 /// `M128DeepV` ([`decode_prefers_m128dv`]).
 pub const DECODE_SPREAD_MIN_KEYS: usize = 20000;
+/// Most queries a sequence for m64's fine split over `M128DeepV`
+/// ([`decode_prefers_m128dv`]).
+pub const DECODE_FINE_MAX_MEAN_Q: usize = 14;
+/// Most keys a sequence (on average) for m64's fine split over `M128DeepV`
+/// ([`decode_prefers_m128dv`]): above it the split of either has units
+/// enough, and one query over 16384 keys is as fast on both.
+pub const DECODE_FINE_MAX_MEAN_KEYS: usize = 4096;
+/// m64's CTAs in one wave on an H200 (two an SM), for [`decode_prefers_m128dv`].
+pub const M64_WAVE_CTAS: usize = 264;
 /// Most sequences a decode-like call may have for `M128DeepV` ([`decode_prefers_m128dv`]).
 pub const DECODE_M128DV_MAX_BATCH: usize = 32;
 /// Queries a sequence from which a decode-like call's m64 tiles (64 rows: 10
@@ -580,8 +616,8 @@ mod tests {
         // Decode-like calls (queries, keys, sequences): m128dv for a few
         // sequences with few keys in all, or with more than 10 queries a
         // sequence; m64 for many sequences or many keys, 1-3 sequences of
-        // up to 10 queries over 20000 keys or more (the spread merge), and
-        // below 320 keys a sequence.
+        // up to 10 queries over 20000 keys or more (the spread merge),
+        // below 320 keys a sequence, and where its fine split fills a wave.
         for (q, kv, b, want) in [
             (1, 32768, 1, TileConfig::M64),
             (8, 65536, 1, TileConfig::M64),
@@ -592,11 +628,22 @@ mod tests {
             (4 * 8, 65536, 4, TileConfig::M128DeepV),
             (1, 131072, 1, TileConfig::M64),
             (4, 131072, 4, TileConfig::M64),
-            (8 * 3, 8 * 3000, 8, TileConfig::M128DeepV),
+            (8 * 3, 8 * 3000, 8, TileConfig::M64),
             (8 * 12, 8 * 8192, 8, TileConfig::M128DeepV),
             (64 * 3, 64 * 1024, 64, TileConfig::M64),
             (32 * 4, 32 * 8192, 32, TileConfig::M64),
             (8 * 2, 8 * 256, 8, TileConfig::M64),
+            // m64's fine split in one wave: up to 14 queries over 769-4096
+            // keys a sequence, tiles twice over in 264 CTAs.
+            (1, 1300, 1, TileConfig::M64),
+            (1, 4096, 1, TileConfig::M64),
+            (1, 4097, 1, TileConfig::M128DeepV),
+            (1, 768, 1, TileConfig::M128DeepV),
+            (4 * 14, 4 * 1350, 4, TileConfig::M64),
+            (4 * 15, 4 * 1350, 4, TileConfig::M128DeepV),
+            (11 * 3, 11 * 1000, 11, TileConfig::M64),
+            (24 * 4, 24 * 1500, 24, TileConfig::M64),
+            (24 * 15, 24 * 2048, 24, TileConfig::M128DeepV),
         ] {
             assert_eq!(TileConfig::choose(q, kv, b), want, "{q} {kv} {b}");
         }

@@ -64,6 +64,14 @@ pub const MAX_CHUNKS: i64 = 64;
 /// round of loads): 32 chunks of 8 queries over 65536 keys took 0.73 of
 /// 16 chunks' time on the H200 (nineteenth session, call 1).
 pub const MAX_CHUNKS_BY_FRAGMENTS: i64 = 32;
+/// Smallest chunk (in keys) of a call whose units all fit one wave of the
+/// grid: there the chunks' partial writes and merges run beside each other
+/// rather than after other units, so short tiles of decode-like calls
+/// (few tiles of a few query rows over 768-4096 keys) are cut finer than
+/// [`MIN_CHUNK_KEYS`]. Measured on the H200 (twenty-second session, call
+/// 2): one query over 4000 keys 26.6 us in chunks of 1024 keys, 16.6 in
+/// chunks of 256; one over 1300 keys 25.2 unsplit, 17.7.
+pub const ONE_WAVE_MIN_CHUNK_KEYS: i64 = 256;
 /// Fewest chunks of a split tile that the spread merge takes (kernel:
 /// `SplitMerge::kSpreadMinChunks`): in a call of one wave (every unit its
 /// CTA's first), the chunks of such a tile all help merge it, so that one SM
@@ -108,8 +116,10 @@ pub const CHUNK_COST_BLOCKS128: i64 = 4;
 /// `2 * MIN_CHUNK_KEYS` keys, at most [`max_chunks`]`(q_max)` of them, or,
 /// where the spread merge takes the call ([`SPREAD_MIN_CHUNKS`]), at least
 /// `MIN_CHUNK_KEYS` keys and at most [`MAX_CHUNKS`] (configurations of at
-/// most two consumer warpgroups); the split units fitting
-/// `partial_slots`), the
+/// most two consumer warpgroups), or, where the units fit one wave and the
+/// longest tile is longer than a chunk of [`ONE_WAVE_MIN_CHUNK_KEYS`] and
+/// its cost ([`fine_split_possible`]), at least `ONE_WAVE_MIN_CHUNK_KEYS`
+/// keys; the split units fitting `partial_slots`), the
 /// one with the least estimated time: the longest unit, or the units per
 /// CTA rounded up times their mean cost, whichever is larger (a unit and a
 /// chunk cost [`UNIT_COST_BLOCKS128`] / [`CHUNK_COST_BLOCKS128`] blocks
@@ -130,6 +140,8 @@ pub fn auto_chunk(
     let spread_ok = config.block_m() <= 128;
     let min_chunk = 2 * MIN_CHUNK_KEYS / bn;
     let min_spread_chunk = MIN_CHUNK_KEYS / bn;
+    let min_wave_chunk = ONE_WAVE_MIN_CHUNK_KEYS / bn;
+    let fine = fine_split_possible(config, nb_max);
     let (o, os) = (
         UNIT_COST_BLOCKS128 * 128 / bn,
         CHUNK_COST_BLOCKS128 * 128 / bn,
@@ -142,7 +154,7 @@ pub fn auto_chunk(
         } else {
             ceil_div(nb_max, k)
         };
-        if k > 1 && (c < min_spread_chunk || nb_max <= c) {
+        if k > 1 && (c < min_wave_chunk || nb_max <= c) {
             break;
         }
         let (split, unsplit) = units(c);
@@ -152,9 +164,15 @@ pub fn auto_chunk(
         }
         // The spread merge's calls (one wave, the longest tile in 9-64
         // chunks) merge at any row count and cheaply enough for chunks of
-        // MIN_CHUNK_KEYS.
-        let spread = spread_ok && k > 1 && n <= g && ceil_div(nb_max, c) >= SPREAD_MIN_CHUNKS;
-        if !spread && (k > max_chunks(q_max) || (k > 1 && c < min_chunk)) {
+        // MIN_CHUNK_KEYS; with `fine`, any call of one wave takes chunks
+        // of ONE_WAVE_MIN_CHUNK_KEYS.
+        let one_wave = k > 1 && n <= g;
+        let spread = spread_ok && one_wave && ceil_div(nb_max, c) >= SPREAD_MIN_CHUNKS;
+        let allowed = k == 1
+            || (c >= min_chunk && k <= max_chunks(q_max))
+            || (spread && c >= min_spread_chunk)
+            || (fine && one_wave && (spread || k <= max_chunks(q_max)));
+        if !allowed {
             continue;
         }
         if split > partial_slots {
@@ -172,6 +190,15 @@ pub fn auto_chunk(
         }
     }
     best
+}
+/// Whether a tile of `nb_max` key blocks can be cut into chunks of
+/// [`ONE_WAVE_MIN_CHUNK_KEYS`] to any gain by the split's estimate: its
+/// blocks beyond one such chunk are more than a chunk's cost
+/// ([`CHUNK_COST_BLOCKS128`]), i.e. more than 768 keys. Kernel:
+/// `fine_split_possible`.
+pub fn fine_split_possible(config: TileConfig, nb_max: i64) -> bool {
+    let bn = config.block_n() as i64;
+    nb_max > (ONE_WAVE_MIN_CHUNK_KEYS + CHUNK_COST_BLOCKS128 * 128) / bn
 }
 /// Batches up to this size have their plan built by one warp.
 pub const WARP_PLAN_MAX_BATCH: usize = 32;
@@ -291,9 +318,16 @@ impl SeqShape {
 /// size of a launch, which must not depend on index contents): every tile
 /// of every kv head, times the most chunks a tile can be cut into (with the
 /// automatic split, chunks of [`MIN_CHUNK_KEYS`] at the least where there
-/// can be [`SPREAD_MIN_CHUNKS`] of them: the spread merge's; a call that
-/// cannot split stays direct).
-pub fn max_units(config: TileConfig, dims: &crate::problem::Dims, split: SplitPolicy) -> u64 {
+/// can be [`SPREAD_MIN_CHUNKS`] of them: the spread merge's, and of
+/// [`ONE_WAVE_MIN_CHUNK_KEYS`] where [`fine_split_possible`] and two
+/// chunks of every tile fit the `resident` CTAs; a call that cannot split
+/// stays direct).
+pub fn max_units(
+    config: TileConfig,
+    dims: &crate::problem::Dims,
+    split: SplitPolicy,
+    resident: u64,
+) -> u64 {
     let tiles =
         tiles_per_head(dims.total_q, dims.batch, config.block_m()) as u64 * NUM_KV_HEADS as u64;
     let bn = config.block_n() as i64;
@@ -303,13 +337,21 @@ pub fn max_units(config: TileConfig, dims: &crate::problem::Dims, split: SplitPo
         SplitPolicy::Blocks(n) => nb_max.min(ceil_div(nb_max, n.max(1) as i64)),
         SplitPolicy::Auto => {
             // Chunks of 2 * MIN_CHUNK_KEYS, or of MIN_CHUNK_KEYS where there
-            // can be SPREAD_MIN_CHUNKS of them (the spread merge's).
+            // can be SPREAD_MIN_CHUNKS of them (the spread merge's), or of
+            // ONE_WAVE_MIN_CHUNK_KEYS in a call of one wave.
             let spread = ceil_div(nb_max, MIN_CHUNK_KEYS / bn);
-            if spread >= SPREAD_MIN_CHUNKS {
-                spread.min(MAX_CHUNKS)
+            let coarse = if spread >= SPREAD_MIN_CHUNKS {
+                spread
             } else {
-                ceil_div(nb_max, 2 * MIN_CHUNK_KEYS / bn).min(MAX_CHUNKS)
-            }
+                ceil_div(nb_max, 2 * MIN_CHUNK_KEYS / bn)
+            };
+            let fine = if fine_split_possible(config, nb_max) && tiles.saturating_mul(2) <= resident
+            {
+                ceil_div(nb_max, ONE_WAVE_MIN_CHUNK_KEYS / bn)
+            } else {
+                1
+            };
+            coarse.max(fine).min(MAX_CHUNKS)
         }
     };
     tiles.saturating_mul(chunks.max(1) as u64)
@@ -1097,16 +1139,84 @@ mod tests {
         let d = Dims::new(559, 559, 1, 559);
         let tiles = 4 * tiles_per_head(559, 1, 128) as u64;
         assert_eq!(
-            max_units(TileConfig::M128Deep, &d, SplitPolicy::Auto),
+            max_units(TileConfig::M128Deep, &d, SplitPolicy::Auto, 132),
             tiles
         );
         // One query over 32768 keys on m64: 64 chunks of 512 keys a tile.
         let d = Dims::new(1, 32768, 1, 32768);
-        assert_eq!(max_units(TileConfig::M64, &d, SplitPolicy::Auto), 4 * 64);
+        assert_eq!(
+            max_units(TileConfig::M64, &d, SplitPolicy::Auto, 264),
+            4 * 64
+        );
         // 4096 keys (64 blocks of 64): 8 chunks of 512 keys, fewer than the
-        // spread merge takes, so chunks of 1024 keys bound it.
+        // spread merge takes; two chunks of its 4 tiles fit one wave, so
+        // chunks of ONE_WAVE_MIN_CHUNK_KEYS bound it, and on a grid they
+        // would not fit, chunks of 1024 keys.
         let d = Dims::new(1, 4096, 1, 4096);
-        assert_eq!(max_units(TileConfig::M64, &d, SplitPolicy::Auto), 4 * 4);
+        assert_eq!(
+            max_units(TileConfig::M64, &d, SplitPolicy::Auto, 264),
+            4 * 16
+        );
+        assert_eq!(max_units(TileConfig::M64, &d, SplitPolicy::Auto, 7), 4 * 4);
+        // 768 keys: no chunk of 256 keys and its cost is shorter than the
+        // tile, so the call stays direct on m64 and the 128-row tiles.
+        let d = Dims::new(1, 768, 1, 768);
+        assert_eq!(max_units(TileConfig::M64, &d, SplitPolicy::Auto, 264), 4);
+        assert_eq!(
+            max_units(TileConfig::M128DeepV, &d, SplitPolicy::Auto, 132),
+            4
+        );
+        assert!(
+            fine_split_possible(TileConfig::M64, 13) && !fine_split_possible(TileConfig::M64, 12)
+        );
+        assert!(fine_split_possible(TileConfig::M128DeepV, 7));
+        assert!(!fine_split_possible(TileConfig::M128DeepV, 6));
+    }
+
+    #[test]
+    fn one_wave_calls_cut_short_tiles_finer() {
+        // m128dv on 132 CTAs (528 merge slots), the grid the launch takes
+        // (units::max_units bounds it).
+        let plan = |qo: &[i32], kv: &[i32]| {
+            let (tq, nk) = (*qo.last().unwrap() as usize, *kv.last().unwrap() as usize);
+            let d = crate::problem::Dims::new(tq, nk, qo.len() - 1, nk);
+            let grid =
+                max_units(TileConfig::M128DeepV, &d, SplitPolicy::Auto, 132).min(132) as usize;
+            UnitPlan::new(&PlanInputs {
+                config: TileConfig::M128DeepV,
+                qo_indptr: qo,
+                kv_indptr: kv,
+                total_q: tq,
+                num_kv_indices: nk,
+                grid,
+                split: SplitPolicy::Auto,
+                partial_slots: 528,
+            })
+        };
+        let chunks = |p: &UnitPlan| p.units.iter().map(|u| u.n_chunks).max().unwrap_or(0);
+        // One query over 4000 keys (32 blocks): 16 chunks of 256 keys a
+        // tile, 64 units (the spread merge); chunks of 1024 keys before.
+        let p = plan(&[0, 1], &[0, 4000]);
+        assert_eq!((p.chunk, chunks(&p), p.units.len()), (2, 16, 64));
+        // One query over 1300 keys (11 blocks): 6 chunks of 256 keys, merged
+        // by rows; unsplit before.
+        let p = plan(&[0, 1], &[0, 1300]);
+        assert_eq!((p.chunk, chunks(&p), p.units.len()), (2, 6, 24));
+        // 15 queries over 384 keys: a chunk's cost is more than the tile's
+        // blocks beyond one chunk: unsplit.
+        let p = plan(&[0, 15], &[0, 384]);
+        assert_eq!((p.chunk, p.units.len()), (i64::MAX, 4));
+        // Four sequences of 14 queries over 1600 keys (16 tiles of 13
+        // blocks): 7 chunks each, 112 units, one wave.
+        let p = plan(&[0, 14, 28, 42, 56], &[0, 1600, 3200, 4800, 6400]);
+        assert_eq!((p.chunk, chunks(&p), p.units.len()), (2, 7, 112));
+        assert!(p.units.len() <= 132);
+        // 48 sequences of 4 queries over 1536 keys: 192 tiles, more than a
+        // wave: nothing split.
+        let qo: Vec<i32> = (0..=48).map(|i| 4 * i).collect();
+        let kv: Vec<i32> = (0..=48).map(|i| 1536 * i).collect();
+        let p = plan(&qo, &kv);
+        assert_eq!((p.chunk, p.units.len()), (i64::MAX, 192));
     }
 
     #[test]

@@ -25,6 +25,7 @@ namespace pagedattn {
 constexpr int kSortMaxBatch = 256;        // units::SORT_MAX_BATCH
 constexpr int kWarpPlanMaxBatch = 32;     // units::WARP_PLAN_MAX_BATCH: one warp builds the plan
 constexpr int kMinChunkKeys = 512;        // units::MIN_CHUNK_KEYS: a chunk's merge costs about this much
+constexpr int kOneWaveMinChunkKeys = 256;  // units::ONE_WAVE_MIN_CHUNK_KEYS: chunks of a call of one wave
 constexpr int kMaxChunks = 64;            // units::MAX_CHUNKS: chunks per tile at most (automatic split)
 constexpr int kMaxChunksByFragments = 32;  // units::MAX_CHUNKS_BY_FRAGMENTS: the same where a tile is
                                            // merged by fragments (a chunk per round)
@@ -197,7 +198,8 @@ __device__ __forceinline__ long long block_max(long long x, long long* red) {
 // the candidates, the longest tile cut into split_candidate(i) chunks of at
 // least 2 * kMinChunkKeys keys (kMinChunkKeys, and up to kMaxChunks
 // whatever the rows, where the spread merge takes the call: one wave, the
-// longest tile in kSpreadMinChunks or more) whose split units fit the merge
+// longest tile in kSpreadMinChunks or more; kOneWaveMinChunkKeys in any call
+// of one wave where fine_split_possible) whose split units fit the merge
 // slots, the one
 // with the least estimated time: the longest unit, or the units per CTA
 // rounded up times their mean cost (a unit costs kUnitCostBlocks128 and a
@@ -222,14 +224,23 @@ constexpr int kChunkCostBlocks128 = 4;  // units::CHUNK_COST_BLOCKS128
 
 constexpr int kSpreadMinChunks = 9;       // units::SPREAD_MIN_CHUNKS: SplitMerge::spread
 
+// units::fine_split_possible: a tile of nb_max blocks is longer than a chunk
+// of kOneWaveMinChunkKeys and a chunk's cost (768 keys).
+template <int kBN>
+__device__ __forceinline__ bool fine_split_possible(int nb_max) {
+  return nb_max > (kOneWaveMinChunkKeys + kChunkCostBlocks128 * 128) / kBN;
+}
+
 template <int kBM, int kBN, class Units>
 __device__ __forceinline__ int auto_chunk(const Params& p, long long work, int nb_max, int q_max, Units units) {
   constexpr int kMinChunk = 2 * kMinChunkKeys / kBN;
   constexpr int kMinSpreadChunk = kMinChunkKeys / kBN;
+  constexpr int kMinWaveChunk = kOneWaveMinChunkKeys / kBN;
   constexpr long long o = kUnitCostBlocks128 * 128 / kBN, os = kChunkCostBlocks128 * 128 / kBN;
+  const bool fine = fine_split_possible<kBN>(nb_max);
   // Nothing to split (the common case, no reduction): the first cut is too short.
   const int c2 = (nb_max + 1) / 2;
-  if (c2 < kMinChunk || nb_max <= c2) return kNoSplit;
+  if ((c2 < kMinChunk && !fine) || nb_max <= c2) return kNoSplit;
   const long long g = max((int)gridDim.x, 1);
   int best = kNoSplit;
   long long best_est = LLONG_MAX;
@@ -237,15 +248,19 @@ __device__ __forceinline__ int auto_chunk(const Params& p, long long work, int n
   for (int i = 0; i < kNumSplitCandidates; ++i) {
     const int k = split_candidate(i);
     const int c = k == 1 ? kNoSplit : (nb_max + k - 1) / k;
-    if (k > 1 && (c < kMinSpreadChunk || nb_max <= c)) break;
+    if (k > 1 && (c < kMinWaveChunk || nb_max <= c)) break;
     const long long packed = units(c);
     const long long split = kNumKvHeads * (packed >> 32), unsplit = kNumKvHeads * (packed & 0xffffffffll);
     const long long n = split + unsplit;
     if (n == 0) return kNoSplit;
     // The spread merge's calls merge at any row count and cheaply enough
-    // for chunks of kMinChunkKeys (units::auto_chunk).
-    const bool spread = kBM <= 128 && k > 1 && n <= g && ceil_div(nb_max, c) >= kSpreadMinChunks;
-    if (!spread && (k > max_chunks(q_max) || (k > 1 && c < kMinChunk))) continue;
+    // for chunks of kMinChunkKeys; with `fine`, any call of one wave takes
+    // chunks of kOneWaveMinChunkKeys (units::auto_chunk).
+    const bool one_wave = k > 1 && n <= g;
+    const bool spread = kBM <= 128 && one_wave && ceil_div(nb_max, c) >= kSpreadMinChunks;
+    const bool allowed = k == 1 || (c >= kMinChunk && k <= max_chunks(q_max)) || (spread && c >= kMinSpreadChunk) ||
+                         (fine && one_wave && (spread || k <= max_chunks(q_max)));
+    if (!allowed) continue;
     if (split > p.partial_slots) continue;
     const long long cost = work + o * n + os * split;
     const long long longest = k == 1 ? nb_max + o : (long long)ceil_div(nb_max, ceil_div(nb_max, c)) + o + os;

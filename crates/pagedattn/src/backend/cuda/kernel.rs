@@ -800,7 +800,7 @@ impl PagedPrefill {
         // any indptr contents); with `one_cta_per_unit`, one CTA per tile.
         // No more CTAs than the call can have units: its tiles, each cut
         // into at most as many chunks as its longest key range allows.
-        let max_units = units::max_units(config, dims, self.opts.split);
+        let max_units = units::max_units(config, dims, self.opts.split, k.resident_ctas as u64);
         let grid = if k.resident_ctas == u32::MAX {
             tiles.min(i32::MAX as u64) as u32
         } else {
