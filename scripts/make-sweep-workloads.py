@@ -78,7 +78,8 @@ whose tiles are too few and too short for the automatic split of the
 twenty-first session: where finer splits were measured (the twenty-second
 session). --short-decode-holdout: another 20 such calls, for checking a
 rule fitted on the first; --short-decode-holdout2: a third draw, for
-checking the rule fitted on both (the decode rule's fine-split exception).
+checking the rule fitted on both (the decode rule's fine-split exception),
+and --short-decode-holdout3 a fourth, after its key limit moved.
 
 --spread: 8 small decode-like calls (1-3 sequences, 1-10 queries over
 4600-12000 keys) that the automatic split cuts into 9 or more chunks in one
@@ -144,6 +145,7 @@ MODES = {
     "--short-decode": ([], "dist/short-decode.jsonl", 83, "sdec"),
     "--short-decode-holdout": ([], "dist/short-decode-holdout.jsonl", 89, "sdecho"),
     "--short-decode-holdout2": ([], "dist/short-decode-holdout2.jsonl", 107, "sdecho2"),
+    "--short-decode-holdout3": ([], "dist/short-decode-holdout3.jsonl", 113, "sdecho3"),
 }
 # The random decode draws: mode -> (seed of the draw of shapes, the batch
 # sizes it draws from).
@@ -154,6 +156,7 @@ DECODE_DRAWS = {
     "--short-decode": (97, [1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48]),
     "--short-decode-holdout": (101, [1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48]),
     "--short-decode-holdout2": (109, [1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48]),
+    "--short-decode-holdout3": (127, [1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48]),
 }
 SHORT_DECODE_CALLS = 20
 

@@ -437,14 +437,16 @@ impl HostPlan {
 /// [`DECODE_FINE_MAX_MEAN_KEYS`]), fit m64's one wave twice over
 /// ([`M64_WAVE_CTAS`]), with at most [`DECODE_FINE_MAX_MEAN_Q`] queries a
 /// sequence: there the split makes up to twice m128dv's units, each of half
-/// its rows. Measured on the H200 (twenty-second session, call 3, both
-/// configurations with that split, on 40 short decode-like calls and the
-/// wide draw's decode calls): m64 3-20% faster on 10 of the 12 calls the
-/// rule takes (one query over 1300 keys 15.7 us against 17.5, 13 queries
-/// over 1600 keys 20.0 against 24.8, 14 over 1350 20.3 against 25.4),
-/// 2.5-4% slower on two (4 queries over 1500 keys; 15 queries over 960),
-/// and on two of 14-15 queries over 4000-4400 keys; m128dv faster on calls
-/// of fewer keys and on those whose m64 tiles overflow a wave.
+/// its rows. Measured on the H200 (twenty-second session, both
+/// configurations with that split): on 40 short decode-like calls and the
+/// wide draw's decode calls (call 3) m64 3-20% faster on the 10 calls of
+/// up to 2048 keys a sequence the rule takes but two (2.5-4% slower: 4
+/// queries over 1500 keys, 15 over 960; one query over 1300 keys 15.7 us
+/// against 17.5, 13 queries over 1600 keys 20.0 against 24.8); on a fresh
+/// draw (call 4) 6-15% faster on the 3 such calls, but 19-23% slower on
+/// two of 8 and 13 queries over 3000 keys, so the key limit moved from
+/// 4096 to 2048. m128dv is faster on calls of fewer keys and on those
+/// whose m64 tiles overflow a wave.
 pub fn decode_prefers_m128dv(mean_q: usize, num_kv_indices: usize, batch: usize) -> bool {
     if batch <= DECODE_SPREAD_MAX_BATCH
         && mean_q < DECODE_M128DV_MIN_MEAN_Q
@@ -477,9 +479,10 @@ pub const DECODE_SPREAD_MIN_KEYS: usize = 20000;
 /// ([`decode_prefers_m128dv`]).
 pub const DECODE_FINE_MAX_MEAN_Q: usize = 14;
 /// Most keys a sequence (on average) for m64's fine split over `M128DeepV`
-/// ([`decode_prefers_m128dv`]): above it the split of either has units
-/// enough, and one query over 16384 keys is as fast on both.
-pub const DECODE_FINE_MAX_MEAN_KEYS: usize = 4096;
+/// ([`decode_prefers_m128dv`]): at 3000-4400 keys m64 was 3-4% faster on
+/// two calls and 3-23% slower on three (4096 on the first fit, call 3;
+/// moved to 2048 after the fresh draw of call 4).
+pub const DECODE_FINE_MAX_MEAN_KEYS: usize = 2048;
 /// m64's CTAs in one wave on an H200 (two an SM), for [`decode_prefers_m128dv`].
 pub const M64_WAVE_CTAS: usize = 264;
 /// Most sequences a decode-like call may have for `M128DeepV` ([`decode_prefers_m128dv`]).
@@ -628,16 +631,16 @@ mod tests {
             (4 * 8, 65536, 4, TileConfig::M128DeepV),
             (1, 131072, 1, TileConfig::M64),
             (4, 131072, 4, TileConfig::M64),
-            (8 * 3, 8 * 3000, 8, TileConfig::M64),
+            (8 * 3, 8 * 3000, 8, TileConfig::M128DeepV),
             (8 * 12, 8 * 8192, 8, TileConfig::M128DeepV),
             (64 * 3, 64 * 1024, 64, TileConfig::M64),
             (32 * 4, 32 * 8192, 32, TileConfig::M64),
             (8 * 2, 8 * 256, 8, TileConfig::M64),
-            // m64's fine split in one wave: up to 14 queries over 769-4096
+            // m64's fine split in one wave: up to 14 queries over 769-2048
             // keys a sequence, tiles twice over in 264 CTAs.
             (1, 1300, 1, TileConfig::M64),
-            (1, 4096, 1, TileConfig::M64),
-            (1, 4097, 1, TileConfig::M128DeepV),
+            (1, 2048, 1, TileConfig::M64),
+            (1, 2049, 1, TileConfig::M128DeepV),
             (1, 768, 1, TileConfig::M128DeepV),
             (4 * 14, 4 * 1350, 4, TileConfig::M64),
             (4 * 15, 4 * 1350, 4, TileConfig::M128DeepV),
