@@ -21,5 +21,5 @@ AB_TIMEOUT=150 OUT=$OUT/ab bash scripts/device-ab.sh base=dist/base-pagedattn ne
   --workloads dist/short-decode-holdout.jsonl --workloads dist/short-decode-holdout2.jsonl --workloads dist/wide.jsonl \
   --filter sdec --filter wide_decode --filter wide_prefix > "$OUT/ab.txt" 2>&1
 echo "sets $(( $(date +%s) - t0 ))s"; sed -n '/^| workload/,$p' "$OUT/ab.txt"
-mkdir -p "$OUT/j" && cp "$OUT"/ab/*.json "$OUT"/abh/*.json "$OUT/j/" && cp "$OUT"/peer/results.json "$OUT/j/flashinfer-peer-sdh3.json" 2>/dev/null
+mkdir -p "$OUT/j" && for d in ab abh; do for f in "$OUT"/$d/*.json; do cp "$f" "$OUT/j/$d-$(basename "$f")"; done; done; cp "$OUT"/peer/results.json "$OUT/j/flashinfer-peer-sdh3.json" 2>/dev/null
 (cd "$OUT" && tar czf json.tgz j && rm -rf j)
