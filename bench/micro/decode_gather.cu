@@ -70,55 +70,14 @@ __device__ __forceinline__ void load_block(const uint16_t* cache, const int* ids
 template <int kLanesPerRow>
 __global__ void __launch_bounds__(kProducerThreads + 32)
     stream(const uint16_t* k_cache, const uint16_t* v_cache, const int* ids, int stages, unsigned long long* sink) {
-  extern __shared__ __align__(1024) unsigned char smem[];
-  __shared__ uint64_t full[16], empty[16];
   const int tid = threadIdx.x;
-  if (tid == 0) {
-    for (int s = 0; s < 2 * stages; ++s) {
-      mbar_init(&full[s], kProducerThreads);
-      mbar_init(&empty[s], 1);
-    }
-    asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
-  }
-  __syncthreads();
-  const uint32_t base = smem_u32(smem);
-  const int units = kSeqs * kHeads, blocks = kKeys / kRows;
-  if (tid < kProducerThreads) {
-    int it = 0;
-    for (int u = blockIdx.x; u < units; u += gridDim.x) {
-      const int seq = u / kHeads, head = u % kHeads;
-      for (int b = 0; b < blocks; ++b, ++it) {
-        const int s = it % stages, phase = (it / stages) & 1;
-        const int* bid = ids + (long long)seq * kKeys + b * kRows;
-        mbar_wait(&empty[s], phase ^ 1);
-        load_block<kLanesPerRow>(k_cache, bid, head, base + s * kStageBytes, tid);
-        asm volatile("cp.async.mbarrier.arrive.noinc.shared::cta.b64 [%0];" ::"r"(smem_u32(&full[s])));
-        mbar_wait(&empty[stages + s], phase ^ 1);
-        load_block<kLanesPerRow>(v_cache, bid, head, base + (stages + s) * kStageBytes, tid);
-        asm volatile("cp.async.mbarrier.arrive.noinc.shared::cta.b64 [%0];" ::"r"(smem_u32(&full[stages + s])));
-      }
-    }
-  } else if (tid == kProducerThreads) {
-    unsigned long long acc = 0;
-    int it = 0;
-    for (int u = blockIdx.x; u < units; u += gridDim.x)
-      for (int b = 0; b < blocks; ++b, ++it) {
-        const int s = it % stages, phase = (it / stages) & 1;
-        mbar_wait(&full[s], phase);
-        acc += *reinterpret_cast<const unsigned*>(smem + s * kStageBytes + (b % 64) * 16);
-        mbar_arrive(&empty[s]);
-        mbar_wait(&full[stages + s], phase);
-        acc += *reinterpret_cast<const unsigned*>(smem + (stages + s) * kStageBytes + (b % 64) * 16);
-        mbar_arrive(&empty[stages + s]);
-      }
-    atomicAdd(sink, acc);
-  }
-}
-
-// Evicts the L2 (a 256 MB write), as the bench's cold-L2 protocol does.
-__global__ void flush(int4* buf, long long n) {
-  for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n; i += (long long)gridDim.x * blockDim.x)
-    buf[i] = make_int4(0, 0, 0, 0);
+  ring_stream<kProducerThreads, 8>(
+      kSeqs * kHeads, kKeys / kRows, stages, kStageBytes,
+      [&](int u, int b, bool v, uint32_t dst) {
+        const int* bid = ids + (long long)(u / kHeads) * kKeys + b * kRows;
+        load_block<kLanesPerRow>(v ? v_cache : k_cache, bid, u % kHeads, dst, tid);
+      },
+      sink);
 }
 
 }  // namespace
@@ -154,7 +113,7 @@ int main() {
         CHECK(cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
         float best = 1e30f;
         for (int rep = 0; rep < 5; ++rep) {
-          flush<<<sms * 4, 256>>>(fl, fn);
+          flush_l2<<<sms * 4, 256>>>(fl, fn);
           cudaEvent_t a, b;
           CHECK(cudaEventCreate(&a));
           CHECK(cudaEventCreate(&b));

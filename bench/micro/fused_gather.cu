@@ -48,55 +48,15 @@ template <int kH>
 __global__ void __launch_bounds__(kProducerThreads + 32)
     stream(const uint16_t* k_cache, const uint16_t* v_cache, const int* ids, int seqs, int keys,
            unsigned long long* sink) {
-  extern __shared__ __align__(1024) unsigned char smem[];
-  __shared__ uint64_t full[2 * kStages], empty[2 * kStages];
-  constexpr int kRows = 64 / kH;
+  constexpr int kRows = 64 / kH, kUnitsPerSeq = kHeads / kH;
   const int tid = threadIdx.x;
-  if (tid == 0) {
-    for (int s = 0; s < 2 * kStages; ++s) {
-      mbar_init(&full[s], kProducerThreads);
-      mbar_init(&empty[s], 1);
-    }
-    asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
-  }
-  __syncthreads();
-  const uint32_t base = smem_u32(smem);
-  const int units = seqs * (kHeads / kH), blocks = keys / kRows;
-  if (tid < kProducerThreads) {
-    int it = 0;
-    for (int u = blockIdx.x; u < units; u += gridDim.x) {
-      const int seq = u / (kHeads / kH), head0 = (u % (kHeads / kH)) * kH;
-      for (int b = 0; b < blocks; ++b, ++it) {
-        const int s = it % kStages, phase = (it / kStages) & 1;
-        const int* bid = ids + (long long)seq * keys + b * kRows;
-        mbar_wait(&empty[s], phase ^ 1);
-        load_block<kH>(k_cache, bid, head0, base + s * kStageBytes, tid);
-        asm volatile("cp.async.mbarrier.arrive.noinc.shared::cta.b64 [%0];" ::"r"(smem_u32(&full[s])));
-        mbar_wait(&empty[kStages + s], phase ^ 1);
-        load_block<kH>(v_cache, bid, head0, base + (kStages + s) * kStageBytes, tid);
-        asm volatile("cp.async.mbarrier.arrive.noinc.shared::cta.b64 [%0];" ::"r"(smem_u32(&full[kStages + s])));
-      }
-    }
-  } else if (tid == kProducerThreads) {
-    unsigned long long acc = 0;
-    int it = 0;
-    for (int u = blockIdx.x; u < units; u += gridDim.x)
-      for (int b = 0; b < blocks; ++b, ++it) {
-        const int s = it % kStages, phase = (it / kStages) & 1;
-        mbar_wait(&full[s], phase);
-        acc += *reinterpret_cast<const unsigned*>(smem + s * kStageBytes + (b % 64) * 16);
-        mbar_arrive(&empty[s]);
-        mbar_wait(&full[kStages + s], phase);
-        acc += *reinterpret_cast<const unsigned*>(smem + (kStages + s) * kStageBytes + (b % 64) * 16);
-        mbar_arrive(&empty[kStages + s]);
-      }
-    atomicAdd(sink, acc);
-  }
-}
-
-__global__ void flush(int4* buf, long long n) {
-  for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n; i += (long long)gridDim.x * blockDim.x)
-    buf[i] = make_int4(0, 0, 0, 0);
+  ring_stream<kProducerThreads, kStages>(
+      seqs * kUnitsPerSeq, keys / kRows, kStages, kStageBytes,
+      [&](int u, int b, bool v, uint32_t dst) {
+        const int* bid = ids + (long long)(u / kUnitsPerSeq) * keys + b * kRows;
+        load_block<kH>(v ? v_cache : k_cache, bid, (u % kUnitsPerSeq) * kH, dst, tid);
+      },
+      sink);
 }
 
 }  // namespace
@@ -135,7 +95,7 @@ int main() {
           CHECK(cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
           float best = 1e30f;
           for (int rep = 0; rep < 5; ++rep) {
-            flush<<<sms * 4, 256>>>(fl, fn);
+            flush_l2<<<sms * 4, 256>>>(fl, fn);
             cudaEvent_t a, b;
             CHECK(cudaEventCreate(&a));
             CHECK(cudaEventCreate(&b));

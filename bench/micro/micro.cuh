@@ -42,6 +42,64 @@ __device__ __forceinline__ void mbar_arrive_expect_tx(uint64_t* b, int bytes) {
                "r"(bytes));
 }
 
+// The K and V rings of a stream microbenchmark (decode_gather.cu,
+// fused_gather.cu): `stages` stages of `stage_bytes` for K, then as many for
+// V, in the dynamic shared memory. Threads 0 .. kProducers - 1 fill key
+// block b of each of the CTA's units (u = blockIdx.x, + gridDim.x, ...) by
+// load(u, b, v_cache, dst) with 16-byte cp.async (K's stage, then V's), each
+// completing on its stage's barrier; thread kProducers waits for every stage
+// and releases it, adding a word of each to `sink` so that nothing is
+// optimised away.
+template <int kProducers, int kMaxStages, class Load>
+__device__ __forceinline__ void ring_stream(int units, int blocks, int stages, int stage_bytes, Load load,
+                                            unsigned long long* sink) {
+  extern __shared__ __align__(1024) unsigned char smem[];
+  __shared__ uint64_t full[2 * kMaxStages], empty[2 * kMaxStages];
+  const int tid = threadIdx.x;
+  if (tid == 0) {
+    for (int s = 0; s < 2 * stages; ++s) {
+      mbar_init(&full[s], kProducers);
+      mbar_init(&empty[s], 1);
+    }
+    asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+  }
+  __syncthreads();
+  const uint32_t base = smem_u32(smem);
+  if (tid < kProducers) {
+    int it = 0;
+    for (int u = blockIdx.x; u < units; u += gridDim.x)
+      for (int b = 0; b < blocks; ++b, ++it) {
+        const int s = it % stages, phase = (it / stages) & 1;
+        mbar_wait(&empty[s], phase ^ 1);
+        load(u, b, false, base + s * stage_bytes);
+        asm volatile("cp.async.mbarrier.arrive.noinc.shared::cta.b64 [%0];" ::"r"(smem_u32(&full[s])));
+        mbar_wait(&empty[stages + s], phase ^ 1);
+        load(u, b, true, base + (stages + s) * stage_bytes);
+        asm volatile("cp.async.mbarrier.arrive.noinc.shared::cta.b64 [%0];" ::"r"(smem_u32(&full[stages + s])));
+      }
+  } else if (tid == kProducers) {
+    unsigned long long acc = 0;
+    int it = 0;
+    for (int u = blockIdx.x; u < units; u += gridDim.x)
+      for (int b = 0; b < blocks; ++b, ++it) {
+        const int s = it % stages, phase = (it / stages) & 1;
+        mbar_wait(&full[s], phase);
+        acc += *reinterpret_cast<const unsigned*>(smem + s * stage_bytes + (b % 64) * 16);
+        mbar_arrive(&empty[s]);
+        mbar_wait(&full[stages + s], phase);
+        acc += *reinterpret_cast<const unsigned*>(smem + (stages + s) * stage_bytes + (b % 64) * 16);
+        mbar_arrive(&empty[stages + s]);
+      }
+    atomicAdd(sink, acc);
+  }
+}
+
+// Evicts the L2 (a 256 MB write), as the bench's cold-L2 protocol does.
+__global__ void flush_l2(int4* buf, long long n) {
+  for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n; i += (long long)gridDim.x * blockDim.x)
+    buf[i] = make_int4(0, 0, 0, 0);
+}
+
 // A K cache of [pages, heads, row_bytes / 2] bf16 (all bytes 1) and a
 // device list of 2^20 random page ids in [0, pages), the same for every run.
 struct PagedCache {
