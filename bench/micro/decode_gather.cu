@@ -15,11 +15,7 @@
 
 #include "micro.cuh"
 
-#include <algorithm>
 #include <cstdio>
-#include <numeric>
-#include <random>
-#include <vector>
 
 namespace {
 
@@ -86,22 +82,7 @@ int main() {
   int sms = 0;
   CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
   const long long pages = (long long)kSeqs * kKeys;
-  uint16_t *k, *v;
-  CHECK(cudaMalloc(&k, pages * kHeads * 256));
-  CHECK(cudaMalloc(&v, pages * kHeads * 256));
-  CHECK(cudaMemset(k, 1, pages * kHeads * 256));
-  CHECK(cudaMemset(v, 1, pages * kHeads * 256));
-  std::vector<int> h(pages);
-  std::iota(h.begin(), h.end(), 0);
-  std::shuffle(h.begin(), h.end(), std::mt19937(1));
-  int* ids;
-  CHECK(cudaMalloc(&ids, pages * sizeof(int)));
-  CHECK(cudaMemcpy(ids, h.data(), pages * sizeof(int), cudaMemcpyHostToDevice));
-  int4* fl;
-  const long long fn = (256LL << 20) / 16;
-  CHECK(cudaMalloc(&fl, fn * 16));
-  unsigned long long* sink;
-  CHECK(cudaMalloc(&sink, 8));
+  const StreamBuffers buf(pages);
   const double bytes = 2.0 * pages * kHeads * 256;  // K and V rows of every key and head
   std::printf("| lanes a row | stages | CTAs an SM | us | GB/s |\n|---:|---:|---:|---:|---:|\n");
   for (int lanes : {4, 8, 16})
@@ -111,21 +92,9 @@ int main() {
         if (smem * cps > 227 * 1024) continue;
         auto kern = lanes == 4 ? stream<4> : lanes == 8 ? stream<8> : stream<16>;
         CHECK(cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
-        float best = 1e30f;
-        for (int rep = 0; rep < 5; ++rep) {
-          flush_l2<<<sms * 4, 256>>>(fl, fn);
-          cudaEvent_t a, b;
-          CHECK(cudaEventCreate(&a));
-          CHECK(cudaEventCreate(&b));
-          CHECK(cudaEventRecord(a));
-          kern<<<sms * cps, kProducerThreads + 32, smem>>>(k, v, ids, stages, sink);
-          CHECK(cudaEventRecord(b));
-          CHECK(cudaEventSynchronize(b));
-          CHECK(cudaGetLastError());
-          float ms = 0;
-          CHECK(cudaEventElapsedTime(&ms, a, b));
-          best = std::min(best, ms);
-        }
+        const float best = best_cold_ms(buf, sms, 5, [&] {
+          kern<<<sms * cps, kProducerThreads + 32, smem>>>(buf.k, buf.v, buf.ids_shuffled, stages, buf.sink);
+        });
         std::printf("| %d | %d | %d | %.1f | %.0f |\n", lanes, stages, cps, best * 1e3, bytes / best / 1e6);
       }
   return 0;

@@ -15,11 +15,7 @@
 
 #include "micro.cuh"
 
-#include <algorithm>
 #include <cstdio>
-#include <numeric>
-#include <random>
-#include <vector>
 
 namespace {
 
@@ -65,49 +61,21 @@ int main() {
   int sms = 0;
   CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
   const long long pages = 1LL << 18;  // 64 x 4096 = 256 x 1024 keys
-  uint16_t *k, *v;
-  CHECK(cudaMalloc(&k, pages * kHeads * 256));
-  CHECK(cudaMalloc(&v, pages * kHeads * 256));
-  CHECK(cudaMemset(k, 1, pages * kHeads * 256));
-  CHECK(cudaMemset(v, 1, pages * kHeads * 256));
-  std::vector<int> h(pages);
-  std::iota(h.begin(), h.end(), 0);
-  int *ids_seq, *ids_rand;
-  CHECK(cudaMalloc(&ids_seq, pages * sizeof(int)));
-  CHECK(cudaMalloc(&ids_rand, pages * sizeof(int)));
-  CHECK(cudaMemcpy(ids_seq, h.data(), pages * sizeof(int), cudaMemcpyHostToDevice));
-  std::shuffle(h.begin(), h.end(), std::mt19937(1));
-  CHECK(cudaMemcpy(ids_rand, h.data(), pages * sizeof(int), cudaMemcpyHostToDevice));
-  int4* fl;
-  const long long fn = (256LL << 20) / 16;
-  CHECK(cudaMalloc(&fl, fn * 16));
-  unsigned long long* sink;
-  CHECK(cudaMalloc(&sink, 8));
+  const StreamBuffers buf(pages);
   const double bytes = 2.0 * pages * kHeads * 256;
   const int smem = 2 * kStages * kStageBytes;
   std::printf("| pages | call | heads a unit | CTAs an SM | us | GB/s |\n|---|---|---:|---:|---:|---:|\n");
   for (int order = 0; order < 2; ++order)
     for (int shape = 0; shape < 2; ++shape) {
       const int seqs = shape ? 256 : 64, keys = shape ? 1024 : 4096;
+      const int* ids = order ? buf.ids_in_order : buf.ids_shuffled;
       for (int kh : {1, 2, 4})
         for (int cps : {1, 2, 3}) {
           auto kern = kh == 1 ? stream<1> : kh == 2 ? stream<2> : stream<4>;
           CHECK(cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
-          float best = 1e30f;
-          for (int rep = 0; rep < 5; ++rep) {
-            flush_l2<<<sms * 4, 256>>>(fl, fn);
-            cudaEvent_t a, b;
-            CHECK(cudaEventCreate(&a));
-            CHECK(cudaEventCreate(&b));
-            CHECK(cudaEventRecord(a));
-            kern<<<sms * cps, kProducerThreads + 32, smem>>>(k, v, order ? ids_seq : ids_rand, seqs, keys, sink);
-            CHECK(cudaEventRecord(b));
-            CHECK(cudaEventSynchronize(b));
-            CHECK(cudaGetLastError());
-            float ms = 0;
-            CHECK(cudaEventElapsedTime(&ms, a, b));
-            best = std::min(best, ms);
-          }
+          const float best = best_cold_ms(buf, sms, 5, [&] {
+            kern<<<sms * cps, kProducerThreads + 32, smem>>>(buf.k, buf.v, ids, seqs, keys, buf.sink);
+          });
           std::printf("| %s | %dx%d | %d | %d | %.1f | %.0f |\n", order ? "in order" : "random", seqs, keys, kh, cps,
                       best * 1e3, bytes / best / 1e6);
         }

@@ -3,6 +3,7 @@
 #pragma once
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -98,6 +99,55 @@ __device__ __forceinline__ void ring_stream(int units, int blocks, int stages, i
 __global__ void flush_l2(int4* buf, long long n) {
   for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n; i += (long long)gridDim.x * blockDim.x)
     buf[i] = make_int4(0, 0, 0, 0);
+}
+
+// A stream benchmark's device buffers: K and V caches of `pages` pages of
+// [4 heads, 128] bf16 (all bytes 1), page ids 0 .. pages - 1 in order and
+// shuffled (a fixed permutation), the L2 flush's 256 MB and the sink.
+struct StreamBuffers {
+  uint16_t *k = nullptr, *v = nullptr;
+  int *ids_in_order = nullptr, *ids_shuffled = nullptr;
+  int4* flush = nullptr;
+  long long flush_n = (256LL << 20) / 16;
+  unsigned long long* sink = nullptr;
+  explicit StreamBuffers(long long pages) {
+    const long long bytes = pages * 4 * 256;
+    CHECK(cudaMalloc(&k, bytes));
+    CHECK(cudaMalloc(&v, bytes));
+    CHECK(cudaMemset(k, 1, bytes));
+    CHECK(cudaMemset(v, 1, bytes));
+    std::vector<int> h(pages);
+    for (long long i = 0; i < pages; ++i) h[i] = static_cast<int>(i);
+    CHECK(cudaMalloc(&ids_in_order, pages * sizeof(int)));
+    CHECK(cudaMalloc(&ids_shuffled, pages * sizeof(int)));
+    CHECK(cudaMemcpy(ids_in_order, h.data(), pages * sizeof(int), cudaMemcpyHostToDevice));
+    std::shuffle(h.begin(), h.end(), std::mt19937(1));
+    CHECK(cudaMemcpy(ids_shuffled, h.data(), pages * sizeof(int), cudaMemcpyHostToDevice));
+    CHECK(cudaMalloc(&flush, flush_n * 16));
+    CHECK(cudaMalloc(&sink, 8));
+  }
+};
+
+// The best of `reps` runs of `launch` (milliseconds), each timed by events
+// after an L2 flush (the bench's cold-L2 protocol).
+template <class Launch>
+float best_cold_ms(const StreamBuffers& b, int sms, int reps, Launch launch) {
+  float best = 1e30f;
+  for (int rep = 0; rep < reps; ++rep) {
+    flush_l2<<<sms * 4, 256>>>(b.flush, b.flush_n);
+    cudaEvent_t e0, e1;
+    CHECK(cudaEventCreate(&e0));
+    CHECK(cudaEventCreate(&e1));
+    CHECK(cudaEventRecord(e0));
+    launch();
+    CHECK(cudaEventRecord(e1));
+    CHECK(cudaEventSynchronize(e1));
+    CHECK(cudaGetLastError());
+    float ms = 0;
+    CHECK(cudaEventElapsedTime(&ms, e0, e1));
+    best = std::min(best, ms);
+  }
+  return best;
 }
 
 // A K cache of [pages, heads, row_bytes / 2] bf16 (all bytes 1) and a
