@@ -10,6 +10,7 @@
 #   bash scripts/device-table.sh             # the table
 #   TABLE_CHECKS=1 bash scripts/device-table.sh   # GPU tests, reliability and
 #                                            # the four sanitizers on both plans first (checks.txt)
+#   TABLE_WIDE=1 bash scripts/device-table.sh    # and the wide and short-decode draws
 # For less device time: TABLE_PEER_S (FlashInfer's deadline, default 235 s;
 # its timeout 25 s more), TABLE_DENSE_S (the dense anchor's timeout, 80 s),
 # TABLE_R3_BEFORE_S (a third round only if this much has not passed, 500 s).
@@ -32,6 +33,17 @@ fi
 W=(--workloads $D/seed.jsonl --workloads $D/scale.jsonl --workloads $D/shapes.jsonl --workloads $D/prefix.jsonl)
 # The serving set (scripts/dist.sh generates it) beside FlashInfer too.
 PW=(); if [ -f $D/serving.jsonl ]; then W+=(--workloads $D/serving.jsonl); PW=(serving=$D/serving.jsonl); fi
+# TABLE_WIDE=1: also the wide draw and the four short-decode draws, made
+# here (calls no rule was fitted on, and those the one-wave split was), both
+# for ours and FlashInfer (about a minute more of each).
+if [ "${TABLE_WIDE:-0}" = 1 ]; then
+  python3 scripts/make-shapes-workloads.py --wide $D/wide.jsonl > /dev/null
+  W+=(--workloads $D/wide.jsonl); PW+=(wide=$D/wide.jsonl)
+  for m in short-decode short-decode-holdout short-decode-holdout2 short-decode-holdout3; do
+    python3 scripts/make-sweep-workloads.py --$m $D/$m.jsonl > /dev/null
+    W+=(--workloads $D/$m.jsonl); PW+=($m=$D/$m.jsonl)
+  done
+fi
 round() {  # round name, timeout
   AB_TIMEOUT=$2 OUT=$OUT/$1 bash scripts/device-ab.sh ours=$D/pagedattn -- "${W[@]}" > "$OUT/ab-$1.txt" 2>&1
   echo "ours $1 $(( $(date +%s) - t0 ))s"
