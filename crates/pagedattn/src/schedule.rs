@@ -310,8 +310,10 @@ pub enum SplitPolicy {
     /// Split where the plan's estimate of the call's time says it pays
     /// ([`crate::units::auto_chunk`]: the longest tile cut into 1-64 chunks
     /// of at least 1024 keys, up to 64 for calls of at most 2 queries a
-    /// sequence (merged by rows) and 32 otherwise, the cut with the least
-    /// estimated time), decided
+    /// sequence (merged by rows) and 32 otherwise; in a call whose units
+    /// fit one wave, chunks of 512 keys where a tile has 9 or more of them
+    /// (the spread merge) and of 256 keys where its tiles are longer than
+    /// 768; the cut with the least estimated time), decided
     /// from the indptrs on the device, or on the host by
     /// [`crate::PagedPrefill::plan`].
     #[default]
