@@ -486,7 +486,7 @@ pub const DECODE_FINE_MAX_MEAN_Q: usize = 14;
 /// moved to 2048 after the fresh draw of call 4).
 pub const DECODE_FINE_MAX_MEAN_KEYS: usize = 2048;
 /// m64's CTAs in one wave on an H200 (two an SM), for [`decode_prefers_m128dv`].
-pub const M64_WAVE_CTAS: usize = 264;
+pub const M64_WAVE_CTAS: usize = 2 * M192_WAVE_CTAS;
 /// Most sequences a decode-like call may have for `M128DeepV` ([`decode_prefers_m128dv`]).
 pub const DECODE_M128DV_MAX_BATCH: usize = 32;
 /// Queries a sequence from which a decode-like call's m64 tiles (64 rows: 10

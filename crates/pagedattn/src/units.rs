@@ -168,11 +168,19 @@ pub fn auto_chunk(
         // of ONE_WAVE_MIN_CHUNK_KEYS.
         let one_wave = k > 1 && n <= g;
         let spread = spread_ok && one_wave && ceil_div(nb_max, c) >= SPREAD_MIN_CHUNKS;
-        let allowed = k == 1
-            || (c >= min_chunk && k <= max_chunks(q_max))
-            || (spread && c >= min_spread_chunk)
-            || (fine && one_wave && (spread || k <= max_chunks(q_max)));
-        if !allowed {
+        let most = if spread {
+            MAX_CHUNKS
+        } else {
+            max_chunks(q_max)
+        };
+        let least = if fine && one_wave {
+            min_wave_chunk
+        } else if spread {
+            min_spread_chunk
+        } else {
+            min_chunk
+        };
+        if k > 1 && (k > most || c < least) {
             continue;
         }
         if split > partial_slots {

@@ -258,9 +258,9 @@ __device__ __forceinline__ int auto_chunk(const Params& p, long long work, int n
     // chunks of kOneWaveMinChunkKeys (units::auto_chunk).
     const bool one_wave = k > 1 && n <= g;
     const bool spread = kBM <= 128 && one_wave && ceil_div(nb_max, c) >= kSpreadMinChunks;
-    const bool allowed = k == 1 || (c >= kMinChunk && k <= max_chunks(q_max)) || (spread && c >= kMinSpreadChunk) ||
-                         (fine && one_wave && (spread || k <= max_chunks(q_max)));
-    if (!allowed) continue;
+    const int most = spread ? kMaxChunks : max_chunks(q_max);
+    const int least = fine && one_wave ? kMinWaveChunk : spread ? kMinSpreadChunk : kMinChunk;
+    if (k > 1 && (k > most || c < least)) continue;
     if (split > p.partial_slots) continue;
     const long long cost = work + o * n + os * split;
     const long long longest = k == 1 ? nb_max + o : (long long)ceil_div(nb_max, ceil_div(nb_max, c)) + o + os;
