@@ -81,6 +81,11 @@ rule fitted on the first; --short-decode-holdout2: a third draw, for
 checking the rule fitted on both (the decode rule's fine-split exception),
 and --short-decode-holdout3 a fourth, after its key limit moved.
 
+--row-decode: 20 random decode-like calls of one or two queries a sequence
+(1-32 sequences over 320-4096 keys): the calls the row split takes
+(units::row_split_possible), drawn after it was fitted (the twenty-third
+session).
+
 --spread: 8 small decode-like calls (1-3 sequences, 1-10 queries over
 4600-12000 keys) that the automatic split cuts into 9 or more chunks in one
 wave (the spread merge), for the sanitizers.
@@ -146,6 +151,7 @@ MODES = {
     "--short-decode-holdout": ([], "dist/short-decode-holdout.jsonl", 89, "sdecho"),
     "--short-decode-holdout2": ([], "dist/short-decode-holdout2.jsonl", 107, "sdecho2"),
     "--short-decode-holdout3": ([], "dist/short-decode-holdout3.jsonl", 113, "sdecho3"),
+    "--row-decode": ([], "dist/row-decode.jsonl", 131, "rdec"),
 }
 # The random decode draws: mode -> (seed of the draw of shapes, the batch
 # sizes it draws from).
@@ -157,6 +163,7 @@ DECODE_DRAWS = {
     "--short-decode-holdout": (101, [1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48]),
     "--short-decode-holdout2": (109, [1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48]),
     "--short-decode-holdout3": (127, [1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48]),
+    "--row-decode": (137, [1, 1, 2, 2, 3, 4, 6, 8, 12, 16, 24, 32]),
 }
 SHORT_DECODE_CALLS = 20
 
@@ -170,11 +177,13 @@ def main():
     if mode in DECODE_DRAWS:
         draw_seed, batches = DECODE_DRAWS[mode]
         draw = random.Random(draw_seed)
-        calls = SHORT_DECODE_CALLS if mode.startswith("--short-decode") else DECODE_HOLDOUT_CALLS
+        calls = SHORT_DECODE_CALLS if mode.startswith(("--short-decode", "--row-decode")) else DECODE_HOLDOUT_CALLS
         while len(shapes) < calls:
             b = draw.choice(batches)
             if mode.startswith("--short-decode"):
                 q, kv = draw.randint(1, 16), draw.choice([256, 384, 512, 768, 1024, 1536, 2048, 3000, 4096])
+            elif mode == "--row-decode":
+                q, kv = draw.randint(1, 2), draw.choice([320, 384, 448, 512, 640, 768, 1024, 1536, 2048, 3000, 4096])
             elif mode == "--decode-holdout3":
                 q, kv = draw.randint(1, 12), draw.choice([2048, 4096, 8192, 12000, 16384, 24000, 32768, 48000,
                                                           65536])
@@ -200,7 +209,7 @@ def main():
                 q_jitter, kv_jitter = (0.2, 0.3)
                 if mode == "--holdout2" and i < 12:
                     q_jitter, kv_jitter = (0.05, 0.02)
-                elif mode.startswith("--short-decode"):
+                elif mode.startswith(("--short-decode", "--row-decode")):
                     q_jitter, kv_jitter = (0.1, 0.3)
                 elif mode in ("--holdout4", *DECODE_DRAWS):
                     q_jitter, kv_jitter = (0.1, 0.1)

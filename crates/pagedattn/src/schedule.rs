@@ -449,6 +449,13 @@ impl HostPlan {
 /// two of 8 and 13 queries over 3000 keys, so the key limit moved from
 /// 4096 to 2048. m128dv is faster on calls of fewer keys and on those
 /// whose m64 tiles overflow a wave.
+///
+/// And except a call of sequences merged by rows (at most two queries on
+/// average, [`crate::units::ROW_MERGE_MAX_ROWS`]) of at most
+/// [`DECODE_FINE_MAX_MEAN_KEYS`] keys a sequence that m64's row split would
+/// cut (`m64_row_split_pays`): its chunks of 64-128 keys (twenty-third
+/// session, call 1, forced): one query over 512 keys on three sequences
+/// 14.1 us against m128dv's 16.9, over 1300 keys 13.0 against 16.0.
 pub fn decode_prefers_m128dv(mean_q: usize, num_kv_indices: usize, batch: usize) -> bool {
     if batch <= DECODE_SPREAD_MAX_BATCH
         && mean_q < DECODE_M128DV_MIN_MEAN_Q
@@ -461,6 +468,12 @@ pub fn decode_prefers_m128dv(mean_q: usize, num_kv_indices: usize, batch: usize)
         * crate::problem::NUM_KV_HEADS;
     let mean_kv = num_kv_indices / batch.max(1);
     let mean_kv_blocks = mean_kv.div_ceil(TileConfig::M64.block_n()) as i64;
+    if mean_q * crate::problem::GROUP_SIZE <= crate::units::ROW_MERGE_MAX_ROWS as usize
+        && mean_kv <= DECODE_FINE_MAX_MEAN_KEYS
+        && m64_row_split_pays(m64_tiles as i64, mean_kv_blocks)
+    {
+        return false;
+    }
     if mean_q <= DECODE_FINE_MAX_MEAN_Q
         && mean_kv <= DECODE_FINE_MAX_MEAN_KEYS
         && crate::units::fine_split_possible(TileConfig::M64, mean_kv_blocks)
@@ -487,6 +500,19 @@ pub const DECODE_FINE_MAX_MEAN_Q: usize = 14;
 pub const DECODE_FINE_MAX_MEAN_KEYS: usize = 2048;
 /// m64's CTAs in one wave on an H200 (two an SM), for [`decode_prefers_m128dv`].
 pub const M64_WAVE_CTAS: usize = 2 * M192_WAVE_CTAS;
+/// Whether m64's row split ([`crate::units::row_split_possible`]) would cut
+/// `tiles` tiles of `blocks` 64-key blocks by the split's estimate: the
+/// most chunks a tile that keep the units within
+/// [`crate::units::ROW_SPLIT_MAX_UNITS`] make a chunk that, with its cost,
+/// is shorter than the tile.
+fn m64_row_split_pays(tiles: i64, blocks: i64) -> bool {
+    use crate::units::{ROW_CHUNK_COST_BLOCKS128, ROW_SPLIT_MAX_CHUNKS, ROW_SPLIT_MAX_UNITS};
+    let chunks = (ROW_SPLIT_MAX_UNITS / tiles.max(1))
+        .min(ROW_SPLIT_MAX_CHUNKS)
+        .min(blocks);
+    let cost = ROW_CHUNK_COST_BLOCKS128 * 128 / TileConfig::M64.block_n() as i64;
+    chunks >= 2 && (blocks + chunks - 1) / chunks + cost < blocks
+}
 /// Most sequences a decode-like call may have for `M128DeepV` ([`decode_prefers_m128dv`]).
 pub const DECODE_M128DV_MAX_BATCH: usize = 32;
 /// Queries a sequence from which a decode-like call's m64 tiles (64 rows: 10
@@ -643,7 +669,12 @@ mod tests {
             (1, 1300, 1, TileConfig::M64),
             (1, 2048, 1, TileConfig::M64),
             (1, 2049, 1, TileConfig::M128DeepV),
-            (1, 768, 1, TileConfig::M128DeepV),
+            // m64's row split: one or two queries over fewer keys whose m64
+            // tiles it would cut (1-block chunks and their cost shorter).
+            (1, 768, 1, TileConfig::M64),
+            (3, 3 * 512, 3, TileConfig::M64),
+            (4, 4 * 448, 4, TileConfig::M128DeepV),
+            (16 * 2, 16 * 400, 16, TileConfig::M128DeepV),
             (4 * 14, 4 * 1350, 4, TileConfig::M64),
             (4 * 15, 4 * 1350, 4, TileConfig::M128DeepV),
             (11 * 3, 11 * 1000, 11, TileConfig::M64),

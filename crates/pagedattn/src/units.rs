@@ -72,6 +72,24 @@ pub const MAX_CHUNKS_BY_FRAGMENTS: i64 = 32;
 /// 2): one query over 4000 keys 26.6 us in chunks of 1024 keys, 16.6 in
 /// chunks of 256; one over 1300 keys 25.2 unsplit, 17.7.
 pub const ONE_WAVE_MIN_CHUNK_KEYS: i64 = 256;
+/// Most chunks of a tile cut finer than [`ONE_WAVE_MIN_CHUNK_KEYS`] by the
+/// row split ([`row_split_possible`]).
+pub const ROW_SPLIT_MAX_CHUNKS: i64 = 32;
+/// Most units of a call cut finer than [`ONE_WAVE_MIN_CHUNK_KEYS`] by the
+/// row split: about one an SM of the H200 (two chunks of a few rows on one
+/// SM cost more than they gain: one query over 4000 keys in 252 units of
+/// 64 keys 16.3 us, in 125 of 128 keys 15.2; 16 queries over 256 keys in
+/// 256 units 21.5, unsplit 14.8; twenty-third session, call 1).
+pub const ROW_SPLIT_MAX_UNITS: i64 = 128;
+/// What the automatic split counts a chunk of a call of one wave merged by
+/// rows as ([`row_split_possible`]), in 128-key blocks: its partial write
+/// is a few rows, so it costs less than [`CHUNK_COST_BLOCKS128`]. Fitted on
+/// the twenty-third session's call 1 (forced chunks of 64-256 keys on one
+/// to sixteen sequences of one query): 3 makes the fastest choice on each
+/// of its six calls (2 would split 16 sequences of one query over 256 keys,
+/// 21.5 us against 14.8 unsplit on m64, and 8 over 400 keys on m128dv,
+/// 16.3 against 15.6).
+pub const ROW_CHUNK_COST_BLOCKS128: i64 = 3;
 /// Fewest chunks of a split tile that the spread merge takes (kernel:
 /// `SplitMerge::kSpreadMinChunks`): in a call of one wave (every unit its
 /// CTA's first), the chunks of such a tile all help merge it, so that one SM
@@ -142,10 +160,14 @@ pub fn auto_chunk(
     let min_spread_chunk = MIN_CHUNK_KEYS / bn;
     let min_wave_chunk = ONE_WAVE_MIN_CHUNK_KEYS / bn;
     let fine = fine_split_possible(config, nb_max);
-    let (o, os) = (
+    let rows = row_split_possible(config, nb_max, q_max);
+    let (o, os, os_row) = (
         UNIT_COST_BLOCKS128 * 128 / bn,
         CHUNK_COST_BLOCKS128 * 128 / bn,
+        ROW_CHUNK_COST_BLOCKS128 * 128 / bn,
     );
+    // The finest chunk any candidate may have.
+    let finest = if rows { 1 } else { min_wave_chunk };
     let g = grid.max(1);
     let (mut best, mut best_est) = (i64::MAX, i64::MAX);
     for k in SPLIT_CANDIDATES {
@@ -154,7 +176,7 @@ pub fn auto_chunk(
         } else {
             ceil_div(nb_max, k)
         };
-        if k > 1 && (c < min_wave_chunk || nb_max <= c) {
+        if k > 1 && (c < finest || nb_max <= c) {
             break;
         }
         let (split, unsplit) = units(c);
@@ -168,24 +190,34 @@ pub fn auto_chunk(
         // of ONE_WAVE_MIN_CHUNK_KEYS.
         let one_wave = k > 1 && n <= g;
         let spread = spread_ok && one_wave && ceil_div(nb_max, c) >= SPREAD_MIN_CHUNKS;
-        let most = if spread {
+        // The row split: chunks finer than ONE_WAVE_MIN_CHUNK_KEYS, at
+        // most ROW_SPLIT_MAX_CHUNKS a tile and ROW_SPLIT_MAX_UNITS in all;
+        // a chunk merged by rows in one wave costs ROW_CHUNK_COST_BLOCKS128.
+        let row = rows && one_wave;
+        let row_fine = row && c < min_wave_chunk;
+        let most = if row_fine {
+            ROW_SPLIT_MAX_CHUNKS
+        } else if spread {
             MAX_CHUNKS
         } else {
             max_chunks(q_max)
         };
-        let least = if fine && one_wave {
+        let least = if row_fine {
+            1
+        } else if fine && one_wave {
             min_wave_chunk
         } else if spread {
             min_spread_chunk
         } else {
             min_chunk
         };
-        if k > 1 && (k > most || c < least) {
+        if k > 1 && (k > most || c < least || (row_fine && n > ROW_SPLIT_MAX_UNITS)) {
             continue;
         }
         if split > partial_slots {
             continue;
         }
+        let os = if row { os_row } else { os };
         let cost = work + o * n + os * split;
         let longest = if k == 1 {
             nb_max + o
@@ -207,6 +239,18 @@ pub fn auto_chunk(
 pub fn fine_split_possible(config: TileConfig, nb_max: i64) -> bool {
     let bn = config.block_n() as i64;
     nb_max > (ONE_WAVE_MIN_CHUNK_KEYS + CHUNK_COST_BLOCKS128 * 128) / bn
+}
+/// Whether a call whose longest sequence has `q_max` queries and longest
+/// tile `nb_max` key blocks can take the row split: its split tiles merge by
+/// rows ([`ROW_MERGE_MAX_ROWS`], configurations of at most two consumer
+/// warpgroups) and a chunk of one block and its cost
+/// ([`ROW_CHUNK_COST_BLOCKS128`]) are shorter than the tile (m64: more than
+/// 320 keys; 128-key blocks: more than 384). Kernel: `row_split_possible`.
+pub fn row_split_possible(config: TileConfig, nb_max: i64, q_max: i64) -> bool {
+    let bn = config.block_n() as i64;
+    config.block_m() <= 128
+        && q_max * GROUP_SIZE as i64 <= ROW_MERGE_MAX_ROWS
+        && nb_max > 1 + ROW_CHUNK_COST_BLOCKS128 * 128 / bn
 }
 /// Batches up to this size have their plan built by one warp.
 pub const WARP_PLAN_MAX_BATCH: usize = 32;
@@ -362,7 +406,21 @@ pub fn max_units(
             coarse.max(fine).min(MAX_CHUNKS)
         }
     };
-    tiles.saturating_mul(chunks.max(1) as u64)
+    // The row split: at most ROW_SPLIT_MAX_UNITS units, of sequences of at
+    // most ROW_MERGE_MAX_ROWS / GROUP_SIZE queries (some sequence has at
+    // least the mean).
+    let q_least = ceil_div(dims.total_q as i64, dims.batch.max(1) as i64);
+    let row = if split == SplitPolicy::Auto
+        && row_split_possible(config, nb_max, q_least)
+        && tiles.saturating_mul(2) <= ROW_SPLIT_MAX_UNITS as u64
+    {
+        tiles
+            .saturating_mul(nb_max.min(ROW_SPLIT_MAX_CHUNKS) as u64)
+            .min(ROW_SPLIT_MAX_UNITS as u64)
+    } else {
+        0
+    };
+    tiles.saturating_mul(chunks.max(1) as u64).max(row)
 }
 
 /// One work unit as the kernel sees it.
@@ -1156,24 +1214,43 @@ mod tests {
             max_units(TileConfig::M64, &d, SplitPolicy::Auto, 264),
             4 * 64
         );
-        // 4096 keys (64 blocks of 64): 8 chunks of 512 keys, fewer than the
-        // spread merge takes; two chunks of its 4 tiles fit one wave, so
-        // chunks of ONE_WAVE_MIN_CHUNK_KEYS bound it, and on a grid they
-        // would not fit, chunks of 1024 keys.
+        // 4096 keys (64 blocks of 64), one query: the row split's 32 chunks
+        // a tile bound it (chunks of ONE_WAVE_MIN_CHUNK_KEYS would be 16).
         let d = Dims::new(1, 4096, 1, 4096);
+        assert_eq!(
+            max_units(TileConfig::M64, &d, SplitPolicy::Auto, 264),
+            4 * 32
+        );
+        // Three queries a sequence (18 rows, merged by fragments): two
+        // chunks of its 4 tiles fit one wave, so chunks of
+        // ONE_WAVE_MIN_CHUNK_KEYS bound it, and on a grid they would not
+        // fit, chunks of 1024 keys.
+        let d = Dims::new(3, 4096, 1, 4096);
         assert_eq!(
             max_units(TileConfig::M64, &d, SplitPolicy::Auto, 264),
             4 * 16
         );
         assert_eq!(max_units(TileConfig::M64, &d, SplitPolicy::Auto, 7), 4 * 4);
-        // 768 keys: no chunk of 256 keys and its cost is shorter than the
-        // tile, so the call stays direct on m64 and the 128-row tiles.
-        let d = Dims::new(1, 768, 1, 768);
+        // 768 keys, three queries: no chunk of 256 keys and its cost is
+        // shorter than the tile, so the call stays direct on m64 and the
+        // 128-row tiles; one query: the row split's chunks of one block.
+        let d = Dims::new(3, 768, 1, 768);
         assert_eq!(max_units(TileConfig::M64, &d, SplitPolicy::Auto, 264), 4);
         assert_eq!(
             max_units(TileConfig::M128DeepV, &d, SplitPolicy::Auto, 132),
             4
         );
+        let d = Dims::new(1, 768, 1, 768);
+        assert_eq!(
+            max_units(TileConfig::M64, &d, SplitPolicy::Auto, 264),
+            4 * 12
+        );
+        assert_eq!(
+            max_units(TileConfig::M128DeepV, &d, SplitPolicy::Auto, 132),
+            4 * 6
+        );
+        // Forced splits and `never` are bounded by their own chunks.
+        assert_eq!(max_units(TileConfig::M64, &d, SplitPolicy::Never, 264), 4);
         assert!(
             fine_split_possible(TileConfig::M64, 13) && !fine_split_possible(TileConfig::M64, 12)
         );
@@ -1202,13 +1279,16 @@ mod tests {
             })
         };
         let chunks = |p: &UnitPlan| p.units.iter().map(|u| u.n_chunks).max().unwrap_or(0);
-        // One query over 4000 keys (32 blocks): 16 chunks of 256 keys a
-        // tile, 64 units (the spread merge); chunks of 1024 keys before.
+        // One query over 4000 keys (32 blocks): the row split's 32 chunks
+        // of one block a tile, 128 units (ROW_SPLIT_MAX_UNITS); chunks of
+        // 1024 keys before the one-wave split, 256 before the row split.
         let p = plan(&[0, 1], &[0, 4000]);
-        assert_eq!((p.chunk, chunks(&p), p.units.len()), (2, 16, 64));
-        // One query over 1300 keys (11 blocks): 6 chunks of 256 keys, merged
-        // by rows; unsplit before.
+        assert_eq!((p.chunk, chunks(&p), p.units.len()), (1, 32, 128));
+        // One query over 1300 keys (11 blocks): 11 chunks of one block;
+        // three queries (merged by fragments): 6 chunks of 256 keys.
         let p = plan(&[0, 1], &[0, 1300]);
+        assert_eq!((p.chunk, chunks(&p), p.units.len()), (1, 11, 44));
+        let p = plan(&[0, 3], &[0, 1300]);
         assert_eq!((p.chunk, chunks(&p), p.units.len()), (2, 6, 24));
         // 15 queries over 384 keys: a chunk's cost is more than the tile's
         // blocks beyond one chunk: unsplit.
@@ -1225,6 +1305,57 @@ mod tests {
         let kv: Vec<i32> = (0..=48).map(|i| 1536 * i).collect();
         let p = plan(&qo, &kv);
         assert_eq!((p.chunk, p.units.len()), (i64::MAX, 192));
+    }
+
+    #[test]
+    fn the_row_split_cuts_few_decode_tiles_into_blocks() {
+        // m64 on its 264 CTAs (1056 merge slots), the grid the launch takes.
+        let plan = |qo: &[i32], kv: &[i32]| {
+            let (tq, nk) = (*qo.last().unwrap() as usize, *kv.last().unwrap() as usize);
+            let d = crate::problem::Dims::new(tq, nk, qo.len() - 1, nk);
+            let grid = max_units(TileConfig::M64, &d, SplitPolicy::Auto, 264).min(264) as usize;
+            UnitPlan::new(&PlanInputs {
+                config: TileConfig::M64,
+                qo_indptr: qo,
+                kv_indptr: kv,
+                total_q: tq,
+                num_kv_indices: nk,
+                grid,
+                split: SplitPolicy::Auto,
+                partial_slots: 1056,
+            })
+        };
+        let chunks = |p: &UnitPlan| p.units.iter().map(|u| u.n_chunks).max().unwrap_or(0);
+        // Three sequences of one query over 512 keys (8 blocks): a chunk a
+        // block, 96 units.
+        let p = plan(&[0, 1, 2, 3], &[0, 512, 1024, 1536]);
+        assert_eq!((p.chunk, chunks(&p), p.units.len()), (1, 8, 96));
+        // One query over 4000 keys (63 blocks): 32 chunks of two blocks
+        // (ROW_SPLIT_MAX_CHUNKS), 128 units.
+        let p = plan(&[0, 1], &[0, 4000]);
+        assert_eq!((p.chunk, chunks(&p), p.units.len()), (2, 32, 128));
+        // 16 sequences of one query over 256 keys (4 blocks): a chunk and
+        // its cost are longer than the tile: unsplit.
+        let qo: Vec<i32> = (0..=16).collect();
+        let kv: Vec<i32> = (0..=16).map(|i| 256 * i).collect();
+        let p = plan(&qo, &kv);
+        assert_eq!((p.chunk, p.units.len()), (i64::MAX, 64));
+        // 16 sequences over 1024 keys (64 tiles): chunks finer than
+        // ONE_WAVE_MIN_CHUNK_KEYS would make more than ROW_SPLIT_MAX_UNITS
+        // units, so the one-wave split's chunks of 256 keys.
+        let kv: Vec<i32> = (0..=16).map(|i| 1024 * i).collect();
+        let p = plan(&qo, &kv);
+        assert_eq!((p.chunk, chunks(&p), p.units.len()), (4, 4, 256));
+        // Three queries (18 rows, merged by fragments): no row split.
+        let p = plan(&[0, 3, 6, 9], &[0, 512, 1024, 1536]);
+        assert_eq!((p.chunk, p.units.len()), (i64::MAX, 12));
+        assert!(
+            row_split_possible(TileConfig::M64, 8, 2) && !row_split_possible(TileConfig::M64, 7, 2)
+        );
+        assert!(!row_split_possible(TileConfig::M64, 8, 3));
+        assert!(row_split_possible(TileConfig::M128DeepV, 5, 1));
+        assert!(!row_split_possible(TileConfig::M128DeepV, 4, 1));
+        assert!(!row_split_possible(TileConfig::M192, 64, 1));
     }
 
     #[test]

@@ -199,12 +199,14 @@ __device__ __forceinline__ long long block_max(long long x, long long* red) {
 // least 2 * kMinChunkKeys keys (kMinChunkKeys, and up to kMaxChunks
 // whatever the rows, where the spread merge takes the call: one wave, the
 // longest tile in kSpreadMinChunks or more; kOneWaveMinChunkKeys in any call
-// of one wave where fine_split_possible) whose split units fit the merge
-// slots, the one
+// of one wave where fine_split_possible; one block, at most kRowSplitMaxChunks
+// and kRowSplitMaxUnits, where row_split_possible) whose split units fit
+// the merge slots, the one
 // with the least estimated time: the longest unit, or the units per CTA
 // rounded up times their mean cost (a unit costs kUnitCostBlocks128 and a
 // chunk kChunkCostBlocks128 128-key blocks beyond its own), whichever is
-// larger; the first of equal estimates wins. `units(c)` returns, for split
+// larger (a chunk merged by rows in one wave: kRowChunkCostBlocks128); the
+// first of equal estimates wins. `units(c)` returns, for split
 // size c (kNoSplit: none), a sum over the sequences of (split chunks << 32)
 // + unsplit tiles, one kv head, reduced over the plan's threads (uniform).
 // units::SPLIT_CANDIDATES: 1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64 chunks.
@@ -231,16 +233,31 @@ __device__ __forceinline__ bool fine_split_possible(int nb_max) {
   return nb_max > (kOneWaveMinChunkKeys + kChunkCostBlocks128 * 128) / kBN;
 }
 
+// units::row_split_possible: the split tiles merge by rows and a tile of
+// nb_max blocks is longer than a one-block chunk and its cost.
+constexpr int kRowChunkCostBlocks128 = 3;   // units::ROW_CHUNK_COST_BLOCKS128
+constexpr int kRowSplitMaxChunks = 32;      // units::ROW_SPLIT_MAX_CHUNKS
+constexpr long long kRowSplitMaxUnits = 128;  // units::ROW_SPLIT_MAX_UNITS
+template <int kBM, int kBN>
+__device__ __forceinline__ bool row_split_possible(int nb_max, int q_max) {
+  return kBM <= 128 && (long long)q_max * kGroup <= kRowMergeMaxRows && nb_max > 1 + kRowChunkCostBlocks128 * 128 / kBN;
+}
+
+// A call, not inlined: inlined into the two plan builders it moved ptxas's
+// register allocation of the entry points into spills (m64, m128*); its
+// `units` capture by value, so the call needs no stack frame.
 template <int kBM, int kBN, class Units>
-__device__ __forceinline__ int auto_chunk(const Params& p, long long work, int nb_max, int q_max, Units units) {
+__device__ __noinline__ int auto_chunk(int partial_slots, long long work, int nb_max, int q_max, Units units) {
   constexpr int kMinChunk = 2 * kMinChunkKeys / kBN;
   constexpr int kMinSpreadChunk = kMinChunkKeys / kBN;
   constexpr int kMinWaveChunk = kOneWaveMinChunkKeys / kBN;
-  constexpr long long o = kUnitCostBlocks128 * 128 / kBN, os = kChunkCostBlocks128 * 128 / kBN;
+  constexpr long long o = kUnitCostBlocks128 * 128 / kBN, os_tile = kChunkCostBlocks128 * 128 / kBN;
+  constexpr long long os_row = kRowChunkCostBlocks128 * 128 / kBN;
   const bool fine = fine_split_possible<kBN>(nb_max);
+  const bool rows = row_split_possible<kBM, kBN>(nb_max, q_max);
   // Nothing to split (the common case, no reduction): the first cut is too short.
   const int c2 = (nb_max + 1) / 2;
-  if ((c2 < kMinChunk && !fine) || nb_max <= c2) return kNoSplit;
+  if ((c2 < kMinChunk && !fine && !rows) || nb_max <= c2) return kNoSplit;
   const long long g = max((int)gridDim.x, 1);
   int best = kNoSplit;
   long long best_est = LLONG_MAX;
@@ -248,7 +265,7 @@ __device__ __forceinline__ int auto_chunk(const Params& p, long long work, int n
   for (int i = 0; i < kNumSplitCandidates; ++i) {
     const int k = split_candidate(i);
     const int c = k == 1 ? kNoSplit : (nb_max + k - 1) / k;
-    if (k > 1 && (c < kMinWaveChunk || nb_max <= c)) break;
+    if (k > 1 && (c < (rows ? 1 : kMinWaveChunk) || nb_max <= c)) break;
     const long long packed = units(c);
     const long long split = kNumKvHeads * (packed >> 32), unsplit = kNumKvHeads * (packed & 0xffffffffll);
     const long long n = split + unsplit;
@@ -258,10 +275,15 @@ __device__ __forceinline__ int auto_chunk(const Params& p, long long work, int n
     // chunks of kOneWaveMinChunkKeys (units::auto_chunk).
     const bool one_wave = k > 1 && n <= g;
     const bool spread = kBM <= 128 && one_wave && ceil_div(nb_max, c) >= kSpreadMinChunks;
-    const int most = spread ? kMaxChunks : max_chunks(q_max);
-    const int least = fine && one_wave ? kMinWaveChunk : spread ? kMinSpreadChunk : kMinChunk;
-    if (k > 1 && (k > most || c < least)) continue;
-    if (split > p.partial_slots) continue;
+    // The row split: chunks finer than kOneWaveMinChunkKeys, at most
+    // kRowSplitMaxChunks a tile and kRowSplitMaxUnits in all.
+    const bool row = rows && one_wave;
+    const bool row_fine = row && c < kMinWaveChunk;
+    const int most = row_fine ? kRowSplitMaxChunks : spread ? kMaxChunks : max_chunks(q_max);
+    const int least = row_fine ? 1 : fine && one_wave ? kMinWaveChunk : spread ? kMinSpreadChunk : kMinChunk;
+    if (k > 1 && (k > most || c < least || (row_fine && n > kRowSplitMaxUnits))) continue;
+    if (split > partial_slots) continue;
+    const long long os = row ? os_row : os_tile;
     const long long cost = work + o * n + os * split;
     const long long longest = k == 1 ? nb_max + o : (long long)ceil_div(nb_max, ceil_div(nb_max, c)) + o + os;
     const long long est = max(longest, (n + g - 1) / g * cost / n);
@@ -308,13 +330,13 @@ __device__ void build_plan(const Params& p, Plan& pl, int* scratch) {
   int chunk = initial_chunk(p);
   if (p.split_blocks == 0) {
     q_max = (int)block_max<kThreads>(q_max, pl.red);
-    chunk = auto_chunk<kBM, kBN>(p, work, nb_max, q_max, [&](int c) {
+    chunk = auto_chunk<kBM, kBN>(p.partial_slots, work, nb_max, q_max, [tid, batch, s_range, red = pl.red](int c) {
       long long v = 0;
       for (int b = tid; b < batch; b += kThreads) {
         const Shape s{s_range[b].q_len, s_range[b].kv_len};
         v += c == kNoSplit ? s.tiles() : ((long long)s.split_chunks(c) << 32) + s.unsplit(c);
       }
-      return block_sum<kThreads>(v, pl.red);
+      return block_sum<kThreads>(v, red);
     });
   }
   long long n_split;
@@ -424,7 +446,7 @@ __device__ void build_plan_warp(const Params& p, Plan& pl) {
     int q_max = real ? r.q_len : 0;
     CUTLASS_PRAGMA_UNROLL
     for (int o = 16; o > 0; o >>= 1) q_max = max(q_max, __shfl_xor_sync(0xffffffffu, q_max, o));
-    chunk = auto_chunk<kBM, kBN>(p, work, nb_max, q_max, [&](int c) {
+    chunk = auto_chunk<kBM, kBN>(p.partial_slots, work, nb_max, q_max, [real, s](int c) {
       const long long v = !real ? 0 : c == kNoSplit ? s.tiles() : ((long long)s.split_chunks(c) << 32) + s.unsplit(c);
       return warp_sum(v);
     });
