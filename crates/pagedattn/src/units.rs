@@ -78,8 +78,8 @@ pub const ROW_SPLIT_MAX_CHUNKS: i64 = 32;
 /// Most units of a call cut finer than [`ONE_WAVE_MIN_CHUNK_KEYS`] by the
 /// row split: about one an SM of the H200 (two chunks of a few rows on one
 /// SM cost more than they gain: one query over 4000 keys in 252 units of
-/// 64 keys 16.3 us, in 125 of 128 keys 15.2; 16 queries over 256 keys in
-/// 256 units 21.5, unsplit 14.8; twenty-third session, call 1).
+/// 64 keys 16.3 us, in 125 of 128 keys 15.2; 16 sequences of one query over
+/// 256 keys in 256 units 21.5, unsplit 14.8; twenty-third session, call 1).
 pub const ROW_SPLIT_MAX_UNITS: i64 = 128;
 /// What the automatic split counts a chunk of a call of one wave merged by
 /// rows as ([`row_split_possible`]), in 128-key blocks: its partial write
@@ -245,7 +245,7 @@ pub fn fine_split_possible(config: TileConfig, nb_max: i64) -> bool {
 /// rows ([`ROW_MERGE_MAX_ROWS`], configurations of at most two consumer
 /// warpgroups) and a chunk of one block and its cost
 /// ([`ROW_CHUNK_COST_BLOCKS128`]) are shorter than the tile (m64: more than
-/// 320 keys; 128-key blocks: more than 384). Kernel: `row_split_possible`.
+/// 448 keys; 128-key blocks: more than 512). Kernel: `row_split_possible`.
 pub fn row_split_possible(config: TileConfig, nb_max: i64, q_max: i64) -> bool {
     let bn = config.block_n() as i64;
     config.block_m() <= 128
@@ -372,8 +372,9 @@ impl SeqShape {
 /// automatic split, chunks of [`MIN_CHUNK_KEYS`] at the least where there
 /// can be [`SPREAD_MIN_CHUNKS`] of them: the spread merge's, and of
 /// [`ONE_WAVE_MIN_CHUNK_KEYS`] where [`fine_split_possible`] and two
-/// chunks of every tile fit the `resident` CTAs; a call that cannot split
-/// stays direct).
+/// chunks of every tile fit the `resident` CTAs, and up to
+/// [`ROW_SPLIT_MAX_UNITS`] of one block where [`row_split_possible`]; a
+/// call that cannot split stays direct).
 pub fn max_units(
     config: TileConfig,
     dims: &crate::problem::Dims,
