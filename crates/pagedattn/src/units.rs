@@ -1259,27 +1259,39 @@ mod tests {
         assert!(!fine_split_possible(TileConfig::M128DeepV, 6));
     }
 
+    /// The automatic split's plan of a call on `resident` CTAs, on the grid
+    /// the launch takes (`resident`, or fewer where [`max_units`] bounds it).
+    fn auto_plan(
+        config: TileConfig,
+        resident: u64,
+        partial_slots: usize,
+        qo: &[i32],
+        kv: &[i32],
+    ) -> UnitPlan {
+        let (tq, nk) = (*qo.last().unwrap() as usize, *kv.last().unwrap() as usize);
+        let d = crate::problem::Dims::new(tq, nk, qo.len() - 1, nk);
+        let grid = max_units(config, &d, SplitPolicy::Auto, resident).min(resident) as usize;
+        UnitPlan::new(&PlanInputs {
+            config,
+            qo_indptr: qo,
+            kv_indptr: kv,
+            total_q: tq,
+            num_kv_indices: nk,
+            grid,
+            split: SplitPolicy::Auto,
+            partial_slots,
+        })
+    }
+    /// The most chunks of any tile of a plan.
+    fn most_chunks(p: &UnitPlan) -> usize {
+        p.units.iter().map(|u| u.n_chunks).max().unwrap_or(0)
+    }
+
     #[test]
     fn one_wave_calls_cut_short_tiles_finer() {
-        // m128dv on 132 CTAs (528 merge slots), the grid the launch takes
-        // (units::max_units bounds it).
-        let plan = |qo: &[i32], kv: &[i32]| {
-            let (tq, nk) = (*qo.last().unwrap() as usize, *kv.last().unwrap() as usize);
-            let d = crate::problem::Dims::new(tq, nk, qo.len() - 1, nk);
-            let grid =
-                max_units(TileConfig::M128DeepV, &d, SplitPolicy::Auto, 132).min(132) as usize;
-            UnitPlan::new(&PlanInputs {
-                config: TileConfig::M128DeepV,
-                qo_indptr: qo,
-                kv_indptr: kv,
-                total_q: tq,
-                num_kv_indices: nk,
-                grid,
-                split: SplitPolicy::Auto,
-                partial_slots: 528,
-            })
-        };
-        let chunks = |p: &UnitPlan| p.units.iter().map(|u| u.n_chunks).max().unwrap_or(0);
+        // m128dv on 132 CTAs (528 merge slots).
+        let plan = |qo: &[i32], kv: &[i32]| auto_plan(TileConfig::M128DeepV, 132, 528, qo, kv);
+        let chunks = most_chunks;
         // One query over 4000 keys (32 blocks): the row split's 32 chunks
         // of one block a tile, 128 units (ROW_SPLIT_MAX_UNITS); chunks of
         // 1024 keys before the one-wave split, 256 before the row split.
@@ -1310,23 +1322,9 @@ mod tests {
 
     #[test]
     fn the_row_split_cuts_few_decode_tiles_into_blocks() {
-        // m64 on its 264 CTAs (1056 merge slots), the grid the launch takes.
-        let plan = |qo: &[i32], kv: &[i32]| {
-            let (tq, nk) = (*qo.last().unwrap() as usize, *kv.last().unwrap() as usize);
-            let d = crate::problem::Dims::new(tq, nk, qo.len() - 1, nk);
-            let grid = max_units(TileConfig::M64, &d, SplitPolicy::Auto, 264).min(264) as usize;
-            UnitPlan::new(&PlanInputs {
-                config: TileConfig::M64,
-                qo_indptr: qo,
-                kv_indptr: kv,
-                total_q: tq,
-                num_kv_indices: nk,
-                grid,
-                split: SplitPolicy::Auto,
-                partial_slots: 1056,
-            })
-        };
-        let chunks = |p: &UnitPlan| p.units.iter().map(|u| u.n_chunks).max().unwrap_or(0);
+        // m64 on its 264 CTAs (1056 merge slots).
+        let plan = |qo: &[i32], kv: &[i32]| auto_plan(TileConfig::M64, 264, 1056, qo, kv);
+        let chunks = most_chunks;
         // Three sequences of one query over 512 keys (8 blocks): a chunk a
         // block, 96 units.
         let p = plan(&[0, 1, 2, 3], &[0, 512, 1024, 1536]);
