@@ -26,8 +26,11 @@ const KERNELS: &[&str] = &["attention", "reference"];
 /// Spill stores ptxas makes that were measured and accepted (function, most
 /// bytes): m192's persistent entry keeps a few per-unit values of its
 /// consumers (152 registers a thread beside the 56-register producer) in
-/// local memory; a smaller producer budget spills more there (BENCHMARKS.md,
-/// seventeenth session). Any other spill, or a larger one, is a warning.
+/// local memory, stored after a unit's softmax and loaded before its
+/// epilogue (24-32 bytes, none in the per-block loop; whether it has them
+/// moves with unrelated edits of the plan builder; a smaller producer budget
+/// spills more there: BENCHMARKS.md, seventeenth and twenty-fourth
+/// sessions). Any other spill, or a larger one, is a warning.
 const KNOWN_SPILLS: &[(&str, u32)] = &[("paged_prefill_m192", 56)];
 
 fn manifest_dir() -> PathBuf {

@@ -1,17 +1,28 @@
 //! Prints, for each call of workload files, the configuration the host
 //! picks and the plan the kernel runs on an H200 (132 SMs): the grid (and
 //! whether the call takes the direct entry point), the split size, the chunks
-//! of the longest tile and the work units.
+//! of the longest tile and the work units. `--tile=NAME` plans every call on
+//! that configuration instead (what `pagedattn bench --tile NAME` runs).
 //!
-//!     cargo run --release -p pagedattn-cli --example plans -- FILE.jsonl ...
+//!     cargo run --release -p pagedattn-cli --example plans -- [--tile=m64] FILE.jsonl ...
 use pagedattn::schedule::{HostPlan, SplitPolicy, TileConfig};
-use pagedattn::units::{max_units, merge_slots, PlanInputs, UnitPlan};
+use pagedattn::units::{launch_grid, merge_slots, PlanInputs, UnitPlan};
 use pagedattn_cli::workload::load_file;
 
 const SMS: usize = 132;
 
 fn main() {
-    for file in std::env::args().skip(1) {
+    let mut forced = None;
+    for arg in std::env::args().skip(1) {
+        if let Some(name) = arg.strip_prefix("--tile=") {
+            forced = TileConfig::ALL.into_iter().find(|c| c.name() == name);
+            if forced.is_none() {
+                eprintln!("unknown configuration {name}");
+                std::process::exit(2);
+            }
+            continue;
+        }
+        let file = arg;
         let calls = match load_file(&file) {
             Ok(calls) => calls,
             Err(e) => {
@@ -21,25 +32,24 @@ fn main() {
         };
         for w in calls {
             let dims = w.dims();
-            // The configuration the bench and the Python `plan` launch.
+            // The configuration the bench and the Python `plan` launch, or
+            // the forced one.
             let config = match HostPlan::new(&dims, &w.qo_indptr, &w.kv_indptr, None) {
-                Ok(plan) => plan.config,
+                Ok(plan) => forced.unwrap_or(plan.config),
                 Err(e) => {
                     eprintln!("{}: {e}", w.name);
                     continue;
                 }
             };
             let ctas_per_sm = if config == TileConfig::M64 { 2 } else { 1 };
-            // The launch's grid: the resident CTAs, or fewer where the call
-            // cannot have as many units (the CUDA backend's launch shape).
+            // The CUDA backend's launch shape on the resident CTAs.
             let resident = (SMS * ctas_per_sm) as u64;
-            let bound = max_units(config, &dims, SplitPolicy::Auto, resident);
-            let grid = resident.min(bound).max(1) as usize;
-            let tiles =
-                pagedattn::schedule::tiles_per_head(dims.total_q, dims.batch, config.block_m())
-                    as u64
-                    * pagedattn::problem::NUM_KV_HEADS as u64;
-            let direct = bound == tiles && tiles <= grid as u64;
+            let Some((grid, direct)) = launch_grid(config, &dims, SplitPolicy::Auto, resident)
+            else {
+                println!("{}\t{}\tnothing to compute", w.name, config.name());
+                continue;
+            };
+            let grid = grid as usize;
             let plan = UnitPlan::new(&PlanInputs {
                 config,
                 qo_indptr: &w.qo_indptr,

@@ -434,8 +434,8 @@ impl HostPlan {
 /// from 32768 to 20000 after that draw.
 ///
 /// And except a call whose m64 tiles, cut into chunks of
-/// [`crate::units::ONE_WAVE_MIN_CHUNK_KEYS`] (sequences of more than 768
-/// keys on average, [`crate::units::fine_split_possible`], and at most
+/// [`crate::units::ONE_WAVE_MIN_CHUNK_KEYS`] (sequences of more than
+/// [`DECODE_FINE_MIN_MEAN_KEYS`] keys on average and at most
 /// [`DECODE_FINE_MAX_MEAN_KEYS`]), fit m64's one wave twice over
 /// ([`M64_WAVE_CTAS`]), with at most [`DECODE_FINE_MAX_MEAN_Q`] queries a
 /// sequence: there the split makes up to twice m128dv's units, each of half
@@ -476,7 +476,7 @@ pub fn decode_prefers_m128dv(mean_q: usize, num_kv_indices: usize, batch: usize)
     }
     if mean_q <= DECODE_FINE_MAX_MEAN_Q
         && mean_kv <= DECODE_FINE_MAX_MEAN_KEYS
-        && crate::units::fine_split_possible(TileConfig::M64, mean_kv_blocks)
+        && mean_kv > DECODE_FINE_MIN_MEAN_KEYS
         && 2 * m64_tiles <= M64_WAVE_CTAS
     {
         return false;
@@ -493,6 +493,12 @@ pub const DECODE_SPREAD_MIN_KEYS: usize = 20000;
 /// Most queries a sequence for m64's fine split over `M128DeepV`
 /// ([`decode_prefers_m128dv`]).
 pub const DECODE_FINE_MAX_MEAN_Q: usize = 14;
+/// Fewest keys a sequence (on average, exclusive) for m64's fine split over
+/// `M128DeepV` ([`decode_prefers_m128dv`]): where the split's estimate cut
+/// m64's tiles into chunks of 256 keys when the rule was fitted (twenty-second
+/// session; the chunk's cost in a call of one wave was 4 blocks then, 3
+/// since the twenty-fourth, which was not refitted here).
+pub const DECODE_FINE_MIN_MEAN_KEYS: usize = 768;
 /// Most keys a sequence (on average) for m64's fine split over `M128DeepV`
 /// ([`decode_prefers_m128dv`]): at 3000-4400 keys m64 was 3-4% faster on
 /// two calls and 3-23% slower on three (4096 on the first fit, call 3;
@@ -506,11 +512,11 @@ pub const M64_WAVE_CTAS: usize = 2 * M192_WAVE_CTAS;
 /// [`crate::units::ROW_SPLIT_MAX_UNITS`] make a chunk that, with its cost,
 /// is shorter than the tile.
 fn m64_row_split_pays(tiles: i64, blocks: i64) -> bool {
-    use crate::units::{ROW_CHUNK_COST_BLOCKS128, ROW_SPLIT_MAX_CHUNKS, ROW_SPLIT_MAX_UNITS};
+    use crate::units::{ONE_WAVE_CHUNK_COST_BLOCKS128, ROW_SPLIT_MAX_CHUNKS, ROW_SPLIT_MAX_UNITS};
     let chunks = (ROW_SPLIT_MAX_UNITS / tiles.max(1))
         .min(ROW_SPLIT_MAX_CHUNKS)
         .min(blocks);
-    let cost = ROW_CHUNK_COST_BLOCKS128 * 128 / TileConfig::M64.block_n() as i64;
+    let cost = ONE_WAVE_CHUNK_COST_BLOCKS128 * 128 / TileConfig::M64.block_n() as i64;
     chunks >= 2 && (blocks + chunks - 1) / chunks + cost < blocks
 }
 /// Most sequences a decode-like call may have for `M128DeepV` ([`decode_prefers_m128dv`]).

@@ -81,15 +81,25 @@ pub const ROW_SPLIT_MAX_CHUNKS: i64 = 32;
 /// 64 keys 16.3 us, in 125 of 128 keys 15.2; 16 sequences of one query over
 /// 256 keys in 256 units 21.5, unsplit 14.8; twenty-third session, call 1).
 pub const ROW_SPLIT_MAX_UNITS: i64 = 128;
-/// What the automatic split counts a chunk of a call of one wave merged by
-/// rows as ([`row_split_possible`]), in 128-key blocks: its partial write
-/// is a few rows, so it costs less than [`CHUNK_COST_BLOCKS128`]. Fitted on
-/// the twenty-third session's call 1 (forced chunks of 64-256 keys on one
-/// to sixteen sequences of one query): 3 makes the fastest choice on each
-/// of its six calls (2 would split 16 sequences of one query over 256 keys,
-/// 21.5 us against 14.8 unsplit on m64, and 8 over 400 keys on m128dv,
-/// 16.3 against 15.6).
-pub const ROW_CHUNK_COST_BLOCKS128: i64 = 3;
+/// What the automatic split counts a chunk of a call of one wave as, in
+/// 128-key blocks, where it is merged by rows or shorter than
+/// `2 * MIN_CHUNK_KEYS` (the fine split's chunks, [`fine_split_possible`]):
+/// every chunk runs beside the others, so its partial write and merge cost
+/// less than in a call of several waves ([`CHUNK_COST_BLOCKS128`]; longer
+/// chunks keep that cost, which the m192 rule's model was fitted with).
+/// Fitted on the H200: for chunks merged by rows ([`row_split_possible`])
+/// on the twenty-third session's call 1 (forced chunks of 64-256 keys on
+/// one to sixteen sequences of one query): 3 makes the fastest choice on
+/// each of its six calls (2 would split 16 sequences of one query over 256
+/// keys, 21.5 us against 14.8 unsplit on m64, and 8 over 400 keys on
+/// m128dv, 16.3 against 15.6); for chunks merged by fragments on the
+/// twenty-fourth session's call 1 (50 calls of 3-16 queries a sequence on
+/// 1-16 sequences, m64 and m128dv in chunks of 128-512 keys, two rounds):
+/// 3 splits the three calls of 640-768 keys whose tiles fit one wave, at
+/// 0.85-0.93 of their unsplit time (ten queries over 742 keys 18.5 us ->
+/// 15.7), and changes no other of the 50 (2 would move more, some 1.25x
+/// slower; chunks of 128 keys at 3, some 1.19x slower).
+pub const ONE_WAVE_CHUNK_COST_BLOCKS128: i64 = 3;
 /// Fewest chunks of a split tile that the spread merge takes (kernel:
 /// `SplitMerge::kSpreadMinChunks`): in a call of one wave (every unit its
 /// CTA's first), the chunks of such a tile all help merge it, so that one SM
@@ -141,7 +151,9 @@ pub const CHUNK_COST_BLOCKS128: i64 = 4;
 /// one with the least estimated time: the longest unit, or the units per
 /// CTA rounded up times their mean cost, whichever is larger (a unit and a
 /// chunk cost [`UNIT_COST_BLOCKS128`] / [`CHUNK_COST_BLOCKS128`] blocks
-/// beyond their own). The first of equal estimates (the fewer chunks) wins.
+/// beyond their own; in a call of one wave, a chunk merged by rows or of
+/// fewer than `2 * MIN_CHUNK_KEYS` keys [`ONE_WAVE_CHUNK_COST_BLOCKS128`]).
+/// The first of equal estimates (the fewer chunks) wins.
 /// Kernel: `auto_chunk` (`kernels/attn/scheduler.cuh`), the same integer
 /// arithmetic.
 pub fn auto_chunk(
@@ -161,10 +173,10 @@ pub fn auto_chunk(
     let min_wave_chunk = ONE_WAVE_MIN_CHUNK_KEYS / bn;
     let fine = fine_split_possible(config, nb_max);
     let rows = row_split_possible(config, nb_max, q_max);
-    let (o, os, os_row) = (
+    let (o, os, os_wave) = (
         UNIT_COST_BLOCKS128 * 128 / bn,
         CHUNK_COST_BLOCKS128 * 128 / bn,
-        ROW_CHUNK_COST_BLOCKS128 * 128 / bn,
+        ONE_WAVE_CHUNK_COST_BLOCKS128 * 128 / bn,
     );
     // The finest chunk any candidate may have.
     let finest = if rows { 1 } else { min_wave_chunk };
@@ -191,8 +203,7 @@ pub fn auto_chunk(
         let one_wave = k > 1 && n <= g;
         let spread = spread_ok && one_wave && ceil_div(nb_max, c) >= SPREAD_MIN_CHUNKS;
         // The row split: chunks finer than ONE_WAVE_MIN_CHUNK_KEYS, at
-        // most ROW_SPLIT_MAX_CHUNKS a tile and ROW_SPLIT_MAX_UNITS in all;
-        // a chunk merged by rows in one wave costs ROW_CHUNK_COST_BLOCKS128.
+        // most ROW_SPLIT_MAX_CHUNKS a tile and ROW_SPLIT_MAX_UNITS in all.
         let row = rows && one_wave;
         let row_fine = row && c < min_wave_chunk;
         let most = if row_fine {
@@ -217,7 +228,13 @@ pub fn auto_chunk(
         if split > partial_slots {
             continue;
         }
-        let os = if row { os_row } else { os };
+        // A chunk merged by rows in a call of one wave, or one shorter than
+        // 2 * MIN_CHUNK_KEYS there, costs ONE_WAVE_CHUNK_COST_BLOCKS128.
+        let os = if row || (one_wave && c < min_chunk) {
+            os_wave
+        } else {
+            os
+        };
         let cost = work + o * n + os * split;
         let longest = if k == 1 {
             nb_max + o
@@ -233,24 +250,24 @@ pub fn auto_chunk(
 }
 /// Whether a tile of `nb_max` key blocks can be cut into chunks of
 /// [`ONE_WAVE_MIN_CHUNK_KEYS`] to any gain by the split's estimate: its
-/// blocks beyond one such chunk are more than a chunk's cost
-/// ([`CHUNK_COST_BLOCKS128`]), i.e. more than 768 keys. Kernel:
-/// `fine_split_possible`.
+/// blocks beyond one such chunk are more than a chunk's cost in a call of
+/// one wave ([`ONE_WAVE_CHUNK_COST_BLOCKS128`]), i.e. more than 640 keys.
+/// Kernel: `fine_split_possible`.
 pub fn fine_split_possible(config: TileConfig, nb_max: i64) -> bool {
     let bn = config.block_n() as i64;
-    nb_max > (ONE_WAVE_MIN_CHUNK_KEYS + CHUNK_COST_BLOCKS128 * 128) / bn
+    nb_max > (ONE_WAVE_MIN_CHUNK_KEYS + ONE_WAVE_CHUNK_COST_BLOCKS128 * 128) / bn
 }
 /// Whether a call whose longest sequence has `q_max` queries and longest
 /// tile `nb_max` key blocks can take the row split: its split tiles merge by
 /// rows ([`ROW_MERGE_MAX_ROWS`], configurations of at most two consumer
 /// warpgroups) and a chunk of one block and its cost
-/// ([`ROW_CHUNK_COST_BLOCKS128`]) are shorter than the tile (m64: more than
+/// ([`ONE_WAVE_CHUNK_COST_BLOCKS128`]) are shorter than the tile (m64: more than
 /// 448 keys; 128-key blocks: more than 512). Kernel: `row_split_possible`.
 pub fn row_split_possible(config: TileConfig, nb_max: i64, q_max: i64) -> bool {
     let bn = config.block_n() as i64;
     config.block_m() <= 128
         && q_max * GROUP_SIZE as i64 <= ROW_MERGE_MAX_ROWS
-        && nb_max > 1 + ROW_CHUNK_COST_BLOCKS128 * 128 / bn
+        && nb_max > 1 + ONE_WAVE_CHUNK_COST_BLOCKS128 * 128 / bn
 }
 /// Batches up to this size have their plan built by one warp.
 pub const WARP_PLAN_MAX_BATCH: usize = 32;
@@ -422,6 +439,30 @@ pub fn max_units(
         0
     };
     tiles.saturating_mul(chunks.max(1) as u64).max(row)
+}
+
+/// The grid of a launch whose configuration keeps `resident` CTAs on the
+/// device (one wave, each walking work units) and whether the call is
+/// direct: a unit per CTA at most and nothing to split, so the plan could
+/// not change anything and the kernel skips it. No more CTAs than the call
+/// can have units ([`max_units`]); the grid depends on the shapes only, so
+/// a captured graph stays valid for any indptr contents. `None`: a call
+/// with no tiles (nothing to compute). The CUDA backend launches this
+/// shape; the `plans` example prints it.
+pub fn launch_grid(
+    config: TileConfig,
+    dims: &crate::problem::Dims,
+    split: SplitPolicy,
+    resident: u64,
+) -> Option<(u64, bool)> {
+    let tiles =
+        tiles_per_head(dims.total_q, dims.batch, config.block_m()) as u64 * NUM_KV_HEADS as u64;
+    if tiles == 0 {
+        return None;
+    }
+    let bound = max_units(config, dims, split, resident);
+    let grid = resident.min(bound).max(1);
+    Some((grid, bound == tiles && tiles <= grid))
 }
 
 /// One work unit as the kernel sees it.
@@ -1232,14 +1273,24 @@ mod tests {
             4 * 16
         );
         assert_eq!(max_units(TileConfig::M64, &d, SplitPolicy::Auto, 7), 4 * 4);
-        // 768 keys, three queries: no chunk of 256 keys and its cost is
-        // shorter than the tile, so the call stays direct on m64 and the
-        // 128-row tiles; one query: the row split's chunks of one block.
-        let d = Dims::new(3, 768, 1, 768);
+        // 640 keys, three queries: no chunk of 256 keys and its cost in one
+        // wave is shorter than the tile, so the call stays direct on m64
+        // and the 128-row tiles; 768 keys: chunks of 256 keys bound it; one
+        // query: the row split's chunks of one block.
+        let d = Dims::new(3, 640, 1, 640);
         assert_eq!(max_units(TileConfig::M64, &d, SplitPolicy::Auto, 264), 4);
         assert_eq!(
             max_units(TileConfig::M128DeepV, &d, SplitPolicy::Auto, 132),
             4
+        );
+        let d = Dims::new(3, 768, 1, 768);
+        assert_eq!(
+            max_units(TileConfig::M64, &d, SplitPolicy::Auto, 264),
+            4 * 3
+        );
+        assert_eq!(
+            max_units(TileConfig::M128DeepV, &d, SplitPolicy::Auto, 132),
+            4 * 3
         );
         let d = Dims::new(1, 768, 1, 768);
         assert_eq!(
@@ -1253,10 +1304,10 @@ mod tests {
         // Forced splits and `never` are bounded by their own chunks.
         assert_eq!(max_units(TileConfig::M64, &d, SplitPolicy::Never, 264), 4);
         assert!(
-            fine_split_possible(TileConfig::M64, 13) && !fine_split_possible(TileConfig::M64, 12)
+            fine_split_possible(TileConfig::M64, 11) && !fine_split_possible(TileConfig::M64, 10)
         );
-        assert!(fine_split_possible(TileConfig::M128DeepV, 7));
-        assert!(!fine_split_possible(TileConfig::M128DeepV, 6));
+        assert!(fine_split_possible(TileConfig::M128DeepV, 6));
+        assert!(!fine_split_possible(TileConfig::M128DeepV, 5));
     }
 
     /// The automatic split's plan of a call on `resident` CTAs, on the grid

@@ -205,7 +205,8 @@ __device__ __forceinline__ long long block_max(long long x, long long* red) {
 // with the least estimated time: the longest unit, or the units per CTA
 // rounded up times their mean cost (a unit costs kUnitCostBlocks128 and a
 // chunk kChunkCostBlocks128 128-key blocks beyond its own), whichever is
-// larger (a chunk merged by rows in one wave: kRowChunkCostBlocks128); the
+// larger (in a call of one wave, a chunk merged by rows or shorter than
+// kMinChunk: kOneWaveChunkCostBlocks128); the
 // first of equal estimates wins. `units(c)` returns, for split
 // size c (kNoSplit: none), a sum over the sequences of (split chunks << 32)
 // + unsplit tiles, one kv head, reduced over the plan's threads (uniform).
@@ -226,21 +227,24 @@ constexpr int kChunkCostBlocks128 = 4;  // units::CHUNK_COST_BLOCKS128
 
 constexpr int kSpreadMinChunks = 9;       // units::SPREAD_MIN_CHUNKS: SplitMerge::spread
 
+// A chunk of a call of one wave merged by rows or shorter than kMinChunk
+// (units::ONE_WAVE_CHUNK_COST_BLOCKS128).
+constexpr int kOneWaveChunkCostBlocks128 = 3;
+
 // units::fine_split_possible: a tile of nb_max blocks is longer than a chunk
-// of kOneWaveMinChunkKeys and a chunk's cost (768 keys).
+// of kOneWaveMinChunkKeys and its cost in a call of one wave (640 keys).
 template <int kBN>
 __device__ __forceinline__ bool fine_split_possible(int nb_max) {
-  return nb_max > (kOneWaveMinChunkKeys + kChunkCostBlocks128 * 128) / kBN;
+  return nb_max > (kOneWaveMinChunkKeys + kOneWaveChunkCostBlocks128 * 128) / kBN;
 }
 
 // units::row_split_possible: the split tiles merge by rows and a tile of
 // nb_max blocks is longer than a one-block chunk and its cost.
-constexpr int kRowChunkCostBlocks128 = 3;   // units::ROW_CHUNK_COST_BLOCKS128
 constexpr int kRowSplitMaxChunks = 32;      // units::ROW_SPLIT_MAX_CHUNKS
 constexpr long long kRowSplitMaxUnits = 128;  // units::ROW_SPLIT_MAX_UNITS
 template <int kBM, int kBN>
 __device__ __forceinline__ bool row_split_possible(int nb_max, int q_max) {
-  return kBM <= 128 && (long long)q_max * kGroup <= kRowMergeMaxRows && nb_max > 1 + kRowChunkCostBlocks128 * 128 / kBN;
+  return kBM <= 128 && (long long)q_max * kGroup <= kRowMergeMaxRows && nb_max > 1 + kOneWaveChunkCostBlocks128 * 128 / kBN;
 }
 
 // A call, not inlined: inlined into the two plan builders it moved ptxas's
@@ -252,7 +256,7 @@ __device__ __noinline__ int auto_chunk(int partial_slots, long long work, int nb
   constexpr int kMinSpreadChunk = kMinChunkKeys / kBN;
   constexpr int kMinWaveChunk = kOneWaveMinChunkKeys / kBN;
   constexpr long long o = kUnitCostBlocks128 * 128 / kBN, os_tile = kChunkCostBlocks128 * 128 / kBN;
-  constexpr long long os_row = kRowChunkCostBlocks128 * 128 / kBN;
+  constexpr long long os_wave = kOneWaveChunkCostBlocks128 * 128 / kBN;
   const bool fine = fine_split_possible<kBN>(nb_max);
   const bool rows = row_split_possible<kBM, kBN>(nb_max, q_max);
   // Nothing to split (the common case, no reduction): the first cut is too short.
@@ -283,7 +287,7 @@ __device__ __noinline__ int auto_chunk(int partial_slots, long long work, int nb
     const int least = row_fine ? 1 : fine && one_wave ? kMinWaveChunk : spread ? kMinSpreadChunk : kMinChunk;
     if (k > 1 && (k > most || c < least || (row_fine && n > kRowSplitMaxUnits))) continue;
     if (split > partial_slots) continue;
-    const long long os = row ? os_row : os_tile;
+    const long long os = row || (one_wave && c < kMinChunk) ? os_wave : os_tile;
     const long long cost = work + o * n + os * split;
     const long long longest = k == 1 ? nb_max + o : (long long)ceil_div(nb_max, ceil_div(nb_max, c)) + o + os;
     const long long est = max(longest, (n + g - 1) / g * cost / n);

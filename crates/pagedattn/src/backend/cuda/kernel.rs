@@ -789,25 +789,20 @@ impl PagedPrefill {
     /// kernel skips it, the shortest path for tiny calls); `None` for a call
     /// with nothing to compute.
     fn launch_shape(&self, config: TileConfig, dims: &Dims) -> Option<(u32, bool)> {
+        let k = self.kernel(config);
+        if k.resident_ctas != u32::MAX {
+            let (grid, direct) =
+                units::launch_grid(config, dims, self.opts.split, k.resident_ctas as u64)?;
+            return Some((grid.min(u32::MAX as u64) as u32, direct));
+        }
+        // `one_cta_per_unit`: one CTA per tile.
         let tiles = schedule::tiles_per_head(dims.total_q, dims.batch, config.block_m()) as u64
             * NUM_KV_HEADS as u64;
         if tiles == 0 {
             return None;
         }
-        let k = self.kernel(config);
-        // One wave of resident CTAs, each walking work units (the grid
-        // depends on the device only, so a captured graph stays valid for
-        // any indptr contents); with `one_cta_per_unit`, one CTA per tile.
-        // No more CTAs than the call can have units: its tiles, each cut
-        // into at most as many chunks as its longest key range allows.
-        let max_units = units::max_units(config, dims, self.opts.split, k.resident_ctas as u64);
-        let grid = if k.resident_ctas == u32::MAX {
-            tiles.min(i32::MAX as u64) as u32
-        } else {
-            k.resident_ctas
-                .min(max_units.min(u32::MAX as u64) as u32)
-                .max(1)
-        };
+        let grid = tiles.min(i32::MAX as u64) as u32;
+        let max_units = units::max_units(config, dims, self.opts.split, u32::MAX as u64);
         Some((grid, max_units == tiles && tiles <= grid as u64))
     }
 
