@@ -24,13 +24,13 @@ use std::time::Instant;
 const KERNELS: &[&str] = &["attention", "reference"];
 
 /// Spill stores ptxas makes that were measured and accepted (function, most
-/// bytes): m192's persistent entry keeps a few per-unit values of its
+/// bytes): m192's persistent entry kept a few per-unit values of its
 /// consumers (152 registers a thread beside the 56-register producer) in
-/// local memory, stored after a unit's softmax and loaded before its
-/// epilogue (24-32 bytes, none in the per-block loop; whether it has them
-/// moves with unrelated edits of the plan builder; a smaller producer budget
-/// spills more there: BENCHMARKS.md, seventeenth and twenty-fourth
-/// sessions). Any other spill, or a larger one, is a warning.
+/// local memory before the split became a call (24-32 bytes, stored after a
+/// unit's softmax and loaded before its epilogue; whether it has them moves
+/// with edits of the plan builder: BENCHMARKS.md, seventeenth, twenty-third
+/// and twenty-fourth sessions). None now; any other spill, or a larger
+/// one, is a warning.
 const KNOWN_SPILLS: &[(&str, u32)] = &[("paged_prefill_m192", 56)];
 
 fn manifest_dir() -> PathBuf {

@@ -83,10 +83,12 @@ pub const ROW_SPLIT_MAX_CHUNKS: i64 = 32;
 pub const ROW_SPLIT_MAX_UNITS: i64 = 128;
 /// What the automatic split counts a chunk of a call of one wave as, in
 /// 128-key blocks, where it is merged by rows or shorter than
-/// `2 * MIN_CHUNK_KEYS` (the fine split's chunks, [`fine_split_possible`]):
-/// every chunk runs beside the others, so its partial write and merge cost
-/// less than in a call of several waves ([`CHUNK_COST_BLOCKS128`]; longer
-/// chunks keep that cost, which the m192 rule's model was fitted with).
+/// `2 * MIN_CHUNK_KEYS` (the fine split's chunks, [`fine_split_possible`];
+/// configurations of at most two consumer warpgroups): every chunk runs
+/// beside the others, so its partial write and merge cost less than in a
+/// call of several waves ([`CHUNK_COST_BLOCKS128`]; longer chunks and
+/// m192's keep that cost, which the m192 rule's model was fitted with and
+/// m192's three warpgroups were not measured without).
 /// Fitted on the H200: for chunks merged by rows ([`row_split_possible`])
 /// on the twenty-third session's call 1 (forced chunks of 64-256 keys on
 /// one to sixteen sequences of one query): 3 makes the fastest choice on
@@ -152,7 +154,8 @@ pub const CHUNK_COST_BLOCKS128: i64 = 4;
 /// CTA rounded up times their mean cost, whichever is larger (a unit and a
 /// chunk cost [`UNIT_COST_BLOCKS128`] / [`CHUNK_COST_BLOCKS128`] blocks
 /// beyond their own; in a call of one wave, a chunk merged by rows or of
-/// fewer than `2 * MIN_CHUNK_KEYS` keys [`ONE_WAVE_CHUNK_COST_BLOCKS128`]).
+/// fewer than `2 * MIN_CHUNK_KEYS` keys in a configuration of at most two
+/// consumer warpgroups [`ONE_WAVE_CHUNK_COST_BLOCKS128`]).
 /// The first of equal estimates (the fewer chunks) wins.
 /// Kernel: `auto_chunk` (`kernels/attn/scheduler.cuh`), the same integer
 /// arithmetic.
@@ -229,8 +232,9 @@ pub fn auto_chunk(
             continue;
         }
         // A chunk merged by rows in a call of one wave, or one shorter than
-        // 2 * MIN_CHUNK_KEYS there, costs ONE_WAVE_CHUNK_COST_BLOCKS128.
-        let os = if row || (one_wave && c < min_chunk) {
+        // 2 * MIN_CHUNK_KEYS there (configurations of at most two consumer
+        // warpgroups), costs ONE_WAVE_CHUNK_COST_BLOCKS128.
+        let os = if row || (spread_ok && one_wave && c < min_chunk) {
             os_wave
         } else {
             os
