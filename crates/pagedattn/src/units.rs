@@ -82,9 +82,14 @@ pub const ROW_SPLIT_MAX_CHUNKS: i64 = 32;
 /// 256 keys in 256 units 21.5, unsplit 14.8; twenty-third session, call 1).
 pub const ROW_SPLIT_MAX_UNITS: i64 = 128;
 /// What the automatic split counts a chunk of a call of one wave as, in
-/// 128-key blocks, where it is merged by rows or shorter than
+/// 128-key blocks, where it is merged by rows, or shorter than
 /// `2 * MIN_CHUNK_KEYS` (the fine split's chunks, [`fine_split_possible`];
-/// configurations of at most two consumer warpgroups): every chunk runs
+/// configurations of at most two consumer warpgroups) and merged by the
+/// last chunk (a tile of fewer than [`SPREAD_MIN_CHUNKS`]; the spread
+/// merge's chunks of many rows keep 4: twenty-fourth session, call 8, one
+/// sequence of 14 queries over 2087 keys 28.4 us in 9 chunks of 256 keys,
+/// 20.1 in 6 of 384; 3 x 12 over ~2000 30.0 -> 24.3; 3 x 10 over 5000
+/// 33.8 -> 27.7): every chunk runs
 /// beside the others, so its partial write and merge cost less than in a
 /// call of several waves ([`CHUNK_COST_BLOCKS128`]; longer chunks and
 /// m192's keep that cost, which the m192 rule's model was fitted with and
@@ -153,9 +158,10 @@ pub const CHUNK_COST_BLOCKS128: i64 = 4;
 /// one with the least estimated time: the longest unit, or the units per
 /// CTA rounded up times their mean cost, whichever is larger (a unit and a
 /// chunk cost [`UNIT_COST_BLOCKS128`] / [`CHUNK_COST_BLOCKS128`] blocks
-/// beyond their own; in a call of one wave, a chunk merged by rows or of
+/// beyond their own; in a call of one wave, a chunk merged by rows, or of
 /// fewer than `2 * MIN_CHUNK_KEYS` keys in a configuration of at most two
-/// consumer warpgroups [`ONE_WAVE_CHUNK_COST_BLOCKS128`]).
+/// consumer warpgroups and not taken by the spread merge,
+/// [`ONE_WAVE_CHUNK_COST_BLOCKS128`]).
 /// The first of equal estimates (the fewer chunks) wins.
 /// Kernel: `auto_chunk` (`kernels/attn/scheduler.cuh`), the same integer
 /// arithmetic.
@@ -233,8 +239,10 @@ pub fn auto_chunk(
         }
         // A chunk merged by rows in a call of one wave, or one shorter than
         // 2 * MIN_CHUNK_KEYS there (configurations of at most two consumer
-        // warpgroups), costs ONE_WAVE_CHUNK_COST_BLOCKS128.
-        let os = if row || (spread_ok && one_wave && c < min_chunk) {
+        // warpgroups) that the spread merge does not take, costs
+        // ONE_WAVE_CHUNK_COST_BLOCKS128: the spread merge of a tile of
+        // many rows costs more (it copies 4 bytes a lane a chunk).
+        let os = if row || (spread_ok && one_wave && !spread && c < min_chunk) {
             os_wave
         } else {
             os
@@ -1369,6 +1377,10 @@ mod tests {
         assert_eq!((p.chunk, chunks(&p), p.units.len()), (2, 3, 12));
         let p = plan(&[0, 10], &[0, 640]);
         assert_eq!((p.chunk, p.units.len()), (i64::MAX, 4));
+        // 14 queries over 2087 keys (17 blocks): 6 chunks of 384 keys, not
+        // the spread merge's 9 of 256 (its chunk of a full tile costs 4).
+        let p = plan(&[0, 14], &[0, 2087]);
+        assert_eq!((p.chunk, chunks(&p)), (3, 6));
         // Four sequences of 14 queries over 1600 keys (16 tiles of 13
         // blocks): 7 chunks each, 112 units, one wave.
         let p = plan(&[0, 14, 28, 42, 56], &[0, 1600, 3200, 4800, 6400]);

@@ -205,9 +205,9 @@ __device__ __forceinline__ long long block_max(long long x, long long* red) {
 // with the least estimated time: the longest unit, or the units per CTA
 // rounded up times their mean cost (a unit costs kUnitCostBlocks128 and a
 // chunk kChunkCostBlocks128 128-key blocks beyond its own), whichever is
-// larger (in a call of one wave, a chunk merged by rows or shorter than
-// kMinChunk in a configuration of at most two consumer warpgroups:
-// kOneWaveChunkCostBlocks128); the
+// larger (in a call of one wave, a chunk merged by rows, or shorter than
+// kMinChunk in a configuration of at most two consumer warpgroups and not
+// taken by the spread merge: kOneWaveChunkCostBlocks128); the
 // first of equal estimates wins. `units(c)` returns, for split
 // size c (kNoSplit: none), a sum over the sequences of (split chunks << 32)
 // + unsplit tiles, one kv head, reduced over the plan's threads (uniform).
@@ -228,8 +228,8 @@ constexpr int kChunkCostBlocks128 = 4;  // units::CHUNK_COST_BLOCKS128
 
 constexpr int kSpreadMinChunks = 9;       // units::SPREAD_MIN_CHUNKS: SplitMerge::spread
 
-// A chunk of a call of one wave merged by rows or shorter than kMinChunk
-// (kBM <= 128; units::ONE_WAVE_CHUNK_COST_BLOCKS128).
+// A chunk of a call of one wave merged by rows, or shorter than kMinChunk
+// (kBM <= 128, not the spread merge's; units::ONE_WAVE_CHUNK_COST_BLOCKS128).
 constexpr int kOneWaveChunkCostBlocks128 = 3;
 
 // units::fine_split_possible: a tile of nb_max blocks is longer than a chunk
@@ -288,7 +288,7 @@ __device__ __noinline__ int auto_chunk(int partial_slots, long long work, int nb
     const int least = row_fine ? 1 : fine && one_wave ? kMinWaveChunk : spread ? kMinSpreadChunk : kMinChunk;
     if (k > 1 && (k > most || c < least || (row_fine && n > kRowSplitMaxUnits))) continue;
     if (split > partial_slots) continue;
-    const long long os = row || (kBM <= 128 && one_wave && c < kMinChunk) ? os_wave : os_tile;
+    const long long os = row || (kBM <= 128 && one_wave && !spread && c < kMinChunk) ? os_wave : os_tile;
     const long long cost = work + o * n + os * split;
     const long long longest = k == 1 ? nb_max + o : (long long)ceil_div(nb_max, ceil_div(nb_max, c)) + o + os;
     const long long est = max(longest, (n + g - 1) / g * cost / n);
