@@ -1289,30 +1289,18 @@ mod tests {
         // wave is shorter than the tile, so the call stays direct on m64
         // and the 128-row tiles; 768 keys: chunks of 256 keys bound it; one
         // query: the row split's chunks of one block.
-        let d = Dims::new(3, 640, 1, 640);
-        assert_eq!(max_units(TileConfig::M64, &d, SplitPolicy::Auto, 264), 4);
-        assert_eq!(
-            max_units(TileConfig::M128DeepV, &d, SplitPolicy::Auto, 132),
-            4
-        );
-        let d = Dims::new(3, 768, 1, 768);
-        assert_eq!(
-            max_units(TileConfig::M64, &d, SplitPolicy::Auto, 264),
-            4 * 3
-        );
-        assert_eq!(
-            max_units(TileConfig::M128DeepV, &d, SplitPolicy::Auto, 132),
-            4 * 3
-        );
+        // (m64 on 264 CTAs, m128dv on 132) for one sequence of q over kv.
+        let both = |q: usize, kv: usize| {
+            let d = Dims::new(q, kv, 1, kv);
+            (
+                max_units(TileConfig::M64, &d, SplitPolicy::Auto, 264),
+                max_units(TileConfig::M128DeepV, &d, SplitPolicy::Auto, 132),
+            )
+        };
+        assert_eq!(both(3, 640), (4, 4));
+        assert_eq!(both(3, 768), (4 * 3, 4 * 3));
+        assert_eq!(both(1, 768), (4 * 12, 4 * 6));
         let d = Dims::new(1, 768, 1, 768);
-        assert_eq!(
-            max_units(TileConfig::M64, &d, SplitPolicy::Auto, 264),
-            4 * 12
-        );
-        assert_eq!(
-            max_units(TileConfig::M128DeepV, &d, SplitPolicy::Auto, 132),
-            4 * 6
-        );
         // Forced splits and `never` are bounded by their own chunks.
         assert_eq!(max_units(TileConfig::M64, &d, SplitPolicy::Never, 264), 4);
         assert!(
