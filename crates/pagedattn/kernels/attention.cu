@@ -254,7 +254,7 @@ __device__ __forceinline__ void consume_unit(const Params& p, typename T::Shared
   if constexpr (!kDirect) {  // direct calls split nothing
     const int t = cto % 128;  // opaque: the merges' addresses are not formed before the main loop
     if (wo.n_chunks > 1) {
-      if (SplitMerge<T>::spread(wo, ss.plan.n_units)) {
+      if (SplitMerge<T>::spread(wo, ss.plan)) {
         if (SplitMerge<T>::live_rows(wo, cw) == 0) return;  // no real row: nothing to merge
         SplitMerge<T>::store_partial_rows(p, wo, cw, t, tOrO, tOcO, lse);
         SplitMerge<T>::spread_merge(p, wo, cw, t, &ss.merge_last[cw], s_stage);

@@ -107,13 +107,27 @@ pub const ROW_SPLIT_MAX_UNITS: i64 = 128;
 /// 15.7), and changes no other of the 50 (2 would move more, some 1.25x
 /// slower; chunks of 128 keys at 3, some 1.19x slower).
 pub const ONE_WAVE_CHUNK_COST_BLOCKS128: i64 = 3;
-/// Fewest chunks of a split tile that the spread merge takes (kernel:
-/// `SplitMerge::kSpreadMinChunks`): in a call of one wave (every unit its
-/// CTA's first), the chunks of such a tile all help merge it, so that one SM
-/// does not read every chunk's partial alone. The automatic split may then
-/// cut chunks of [`MIN_CHUNK_KEYS`] and up to [`MAX_CHUNKS`] whatever the
-/// rows.
+/// Fewest chunks of the longest tile for which the automatic split, in a
+/// call of one wave, may cut chunks of [`MIN_CHUNK_KEYS`] and up to
+/// [`MAX_CHUNKS`] whatever the rows (kernel: `kSpreadMinChunks`): the
+/// spread merge ([`SPREAD_MERGE_MIN_CHUNKS`]) takes such tiles.
 pub const SPREAD_MIN_CHUNKS: i64 = 9;
+/// Fewest chunks of the longest tile of a call of one wave (every unit its
+/// CTA's first) from which the spread merge takes every split tile of the
+/// call (kernel: `kSpreadMergeMinChunks`, `SplitMerge::spread`): the chunks
+/// of a tile all help merge it, so that one SM does not read every chunk's
+/// partial alone. Measured on the H200 (twenty-fifth session, calls 3-4,
+/// the one-wave calls of the short-decode draws and the split set): with
+/// the spread merge for every split tile, the calls whose longest tile has
+/// 7-8 chunks took 0.86-0.93 of the last chunk's merge (three sequences of
+/// 12 queries over 2048 keys 24.5 -> 21.2 us, four of two over 1024 18.9
+/// -> 16.3), those of 6 chunks 0.95-1.06, those of 2-5 chunks of many rows
+/// up to 1.28 (each warp's share of the pieces is then several rows, one
+/// after another, where the last chunk's merge reads a few 32 KB rounds);
+/// with it for the tiles of 7+ chunks only, the calls whose other tiles had
+/// 6 were 1.05-1.07 slower than with none. Only the merge changes: the
+/// split's plans do not.
+pub const SPREAD_MERGE_MIN_CHUNKS: i64 = 7;
 /// A split tile's consumer warpgroup with at most this many real rows (of
 /// its 64) is merged by rows: only the real rows are written and read, a
 /// warp per row (kernels/attn/merge.cuh).

@@ -17,7 +17,7 @@ use pagedattn::backend::cpu;
 use pagedattn::check::compare;
 use pagedattn::problem::{default_sm_scale, HostProblem, Output};
 use pagedattn::schedule::{SplitPolicy, TileConfig};
-use pagedattn::units::{merge_slots, PlanInputs, UnitPlan, MAX_CHUNKS, SPREAD_MIN_CHUNKS};
+use pagedattn::units::{merge_slots, PlanInputs, UnitPlan, MAX_CHUNKS, SPREAD_MERGE_MIN_CHUNKS};
 use pagedattn::Error;
 use pagedattn::{CudaBackend, DeviceBuffers, DevicePlan, Options};
 use pagedattn_cli::generate::{edge_cases, from_sequences, random_batch, BatchSpec};
@@ -683,26 +683,31 @@ fn split_kv_chunks_merge_like_the_reference() {
     );
 }
 
-/// The spread merge (kernels/attn/merge.cuh: calls of one wave whose split
-/// tiles have 9 to 64 chunks; every chunk helps merge its tile): decode-like
-/// calls of 1-10 queries a sequence over 1-6k keys, pages shuffled and one
-/// repeated, a chunk that some rows see no key of, in every configuration of
-/// at most two consumer warpgroups, with the automatic split and forced
-/// chunks of 1-4 blocks; against the reference, then repeated and replayed
-/// from a graph (bitwise equal: the merge's bits do not depend on which
-/// chunk merges which rows).
+/// The spread merge (kernels/attn/merge.cuh: calls of one wave whose
+/// longest tile has 7 or more chunks; every chunk of a split tile of at
+/// most 64 helps merge it, in pieces of a row for at most 8 chunks, half a
+/// row for 16, a quarter for more):
+/// decode-like calls of 1-12 queries a sequence over 0.7-6k keys, pages
+/// shuffled and one repeated, a chunk that some rows see no key of, in
+/// every configuration of at most two consumer warpgroups, with the
+/// automatic split and forced chunks of 1-4 blocks (7-64 chunks a tile);
+/// against the reference, then repeated and replayed from a graph (bitwise
+/// equal: the merge's bits do not depend on which chunk merges which rows).
 #[test]
 #[ignore = "needs a Hopper GPU (run with --ignored on the GPU machine)"]
 fn spread_merge_matches_reference() {
     let _ = gpu!("spread_merge_matches_reference");
     let seed = run_seed();
     // (q_len, kv_len) per sequence: one query; 8 queries (48 rows) whose
-    // last 64-key block token 0 does not see; 3 and 10 queries.
-    let shapes: [&[(usize, usize)]; 4] = [
+    // last 64-key block token 0 does not see; 3 and 10 queries; 12 queries
+    // over 1800 keys and 4 and 2 over ~1000 (7-16 chunks a tile forced).
+    let shapes: [&[(usize, usize)]; 6] = [
         &[(1, 4096)],
         &[(8, 2561)],
         &[(3, 3000), (10, 2500)],
         &[(10, 6000), (0, 0), (2, 1500)],
+        &[(12, 1800)],
+        &[(4, 1000), (2, 700)],
     ];
     let mut cases = Vec::new();
     for (i, seqs) in shapes.iter().enumerate() {
@@ -771,7 +776,7 @@ fn spread_merge_matches_reference() {
                 });
                 let chunks = plan.units.iter().map(|u| u.n_chunks).max().unwrap_or(0);
                 let spread = plan.units.len() <= info.grid as usize
-                    && (SPREAD_MIN_CHUNKS..=MAX_CHUNKS).contains(&(chunks as i64));
+                    && (SPREAD_MERGE_MIN_CHUNKS..=MAX_CHUNKS).contains(&(chunks as i64));
                 let got = run_fast(&b, &p).unwrap_or_else(|e| panic!("{name}: {e}"));
                 let r = b.reference(&p).expect("reference");
                 assert_close(&name, &got, &r);

@@ -22,9 +22,10 @@
 //    fixed shuffle tree, into the epilogue's staging buffer. Its rounds
 //    follow the real rows, not the tile's 64.
 // Calls of one wave (every unit its CTA's first: all chunks of a tile run
-// at once) take neither: every chunk writes its real rows as by rows and
-// then helps merge the tile (spread_merge below), so that one SM does not
-// read every chunk's partial alone.
+// at once) whose longest tile has kSpreadMergeMinChunks chunks or more take
+// neither: every chunk writes its real rows as by rows and then helps merge
+// the tile (spread_merge below), so that one SM does not read every
+// chunk's partial alone.
 #pragma once
 #include "attn/kernel_traits.cuh"
 #include "attn/epilogue.cuh"
@@ -271,70 +272,77 @@ struct SplitMerge {
   // a tile is running): a chunk writes its real rows (the rows layout, any
   // number of them), counts itself in the tile's semaphore word, waits
   // until every chunk of the tile has (at most kSpreadWaitCycles) and then
-  // helps merge: the tile's row quarters (32 columns of a real row) are
-  // claimed a piece at a time through the same word, so that the merge's
-  // loads spread over the chunks' SMs instead of one SM reading every
-  // chunk (a 48-row tile of 32 chunks is 768 KB). The last chunk to arrive
-  // claims until no piece is left, so the merge completes even if no other
-  // chunk helps: nothing waits on another CTA being resident. A piece's
-  // arithmetic is merge_rows_to_stage's (the same bits for a row).
+  // helps merge: pieces of the tile's real rows (a row, half a row or a
+  // quarter, by the chunk count: merge_pieces) are claimed a few at a time
+  // through the same word, so that the merge's loads spread over the
+  // chunks' SMs instead of one SM reading every chunk (a 48-row tile of 32
+  // chunks is 768 KB). The last chunk to arrive claims until no piece is
+  // left, so the merge completes even if no other chunk helps: nothing
+  // waits on another CTA being resident. The bits of a row depend only on
+  // the chunk count, not on who merges it.
   // The word: arrivals in bits 0-7, departures 8-15, claims from bit 16;
   // the last chunk to depart resets it for the next call.
   static constexpr int kSemArrive = 1, kSemDepart = 1 << 8, kSemClaim = 1 << 16;
   static constexpr long long kSpreadWaitCycles = 60000;  // ~30 us: a chunk late by more is not waited for
 
-  // A call of one wave (n_units: its plan's), a tile of 9 to 64 chunks: of
-  // fewer, the last chunk's merge reads no more than a few rounds (and the
-  // spread merge's pieces would be many rows each); a forced split may cut
-  // more than 64, whose merge stays the last chunk's.
-  __device__ __forceinline__ static bool spread(const WorkUnit& w, int n_units) {
-    return T::kConsumerWGs <= 2 && n_units <= (int)gridDim.x && w.n_chunks >= kSpreadMinChunks &&
-           w.n_chunks <= kMaxChunks;
+  // A call of one wave whose longest tile is cut into kSpreadMergeMinChunks
+  // or more chunks (its plan: the longest sequence ranks first), a tile of
+  // at most 64: in such a call every split tile's chunks merge it together
+  // (measured: where only the tiles of 7+ chunks did, a call whose other
+  // tiles had 6 was slower than with none). Of fewer chunks, the last
+  // chunk's merge reads no more than a few rounds, while each warp's share
+  // of the pieces would be several rows; a forced split may cut more than
+  // 64, whose merge stays the last chunk's.
+  template <class Plan>
+  __device__ __forceinline__ static bool spread(const WorkUnit& w, const Plan& pl) {
+    if (T::kConsumerWGs > 2 || pl.n_units > (int)gridDim.x || w.n_chunks > kMaxChunks) return false;
+    const SeqShape<T::kBlockM, T::kBlockN> longest{pl.range[0].q_len, pl.range[0].kv_len};
+    return ceil_div(longest.max_blocks(), pl.chunk) >= kSpreadMergeMinChunks;
   }
 
-  // Row quarters [rq, rq_end) of the warpgroup's rows, one a round: lane c
-  // holds chunk c's (and c + 32's) lse and weight; each lane copies its
-  // column of 32 chunks' row by cp.async into the warp's 4 KB of the
-  // staging buffer (`scratch`; no registers held while the loads fly) and
-  // reads back only what it copied. No branch depends on the lane, so that
-  // the shuffles stay plain.
-  __device__ __forceinline__ static void merge_quarters(const Params& p, const WorkUnit& w, int cw, int lane,
-                                                        int rq, int rq_end, uint32_t scratch) {
+  // Pieces [pc, pc_end) of the warpgroup's rows, one a round; a piece is
+  // 4 kL columns of a real row (kL = 32: the whole row, for at most 8
+  // chunks; 16: half a row, at most 16; 8: a quarter, at most 64, in two
+  // rounds past 32). Lane (s, g) = (lane / kL, lane % kL) copies columns
+  // 4g .. 4g + 3 of the piece (16 bytes) of chunks s, s + 32 / kL, ... of a
+  // round (8 copies a lane: the round's 256 / kL chunks fill the warp's 4
+  // KB of the staging buffer, by cp.async: no registers held while the
+  // loads fly), sums them in chunk order, and the 32 / kL partial sums of a
+  // column meet in a fixed shuffle tree. Lane c holds chunk c's (and c +
+  // 32's) lse and weight. No branch depends on the lane before the
+  // shuffles.
+  template <int kL>
+  __device__ __forceinline__ static void merge_pieces(const Params& p, const WorkUnit& w, int cw, int lane,
+                                                      int pc, int pc_end, uint32_t scratch) {
     constexpr int G = kMaxChunks / 32;  // lse groups of 32 chunks
+    constexpr int kPerInstr = 32 / kL;  // chunks a copy instruction
+    constexpr int kRound = 8 * kPerInstr;  // chunks a round
+    constexpr int kSegs = 32 / kL;      // pieces a row
     const int n = w.n_chunks;
     const int m0 = w.m_block * T::kBlockM + cw * 64;
+    const int s = lane / kL, g4 = 4 * (lane % kL);
     constexpr int kStride = kNumKvHeads * T::kConsumerWGs * 64 * kHeadDim;  // floats between chunks' rows
-    const float* o0 = row_o_ptr(p, w.sem, cw, 0) + lane;
-    // Chunk c's column: chunks 0-15 in the first panel's 16 rows, 16-31 in
-    // the second's.
-    auto slot = [&](int c) {
-      return scratch + (c < 16 ? c * 128 : T::kBlockM * 128 + (c - 16) * 128) + lane * 4;
-    };
+    const float* o0 = row_o_ptr(p, w.sem, cw, 0) + g4;
+    // Copy i of a round: 512 bytes a warp, the first four in the first
+    // column panel's 16 rows, the others in the second's.
+    auto slot = [&](int i) { return scratch + (i < 4 ? i * 512 : T::kBlockM * 128 + (i - 4) * 512) + lane * 16; };
 #pragma unroll 1
-    for (; rq < rq_end; ++rq) {
-      const int r = rq / 4, q = rq % 4;
+    for (; pc < pc_end; ++pc) {
+      const int r = pc / kSegs, c0 = (pc % kSegs) * 4 * kL;
+      const float* o = o0 + r * kHeadDim + c0;
+      auto copy_round = [&](int b) {
+        CUTLASS_PRAGMA_UNROLL
+        for (int i = 0; i < 8; ++i)
+          if (b + kPerInstr * i + s < n)
+            asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(slot(i)),
+                         "l"(o + (long long)(b + kPerInstr * i + s) * kStride)
+                         : "memory");
+      };
+      copy_round(0);  // in flight with the lse loads
       float lc[G];
       CUTLASS_PRAGMA_UNROLL
       for (int g = 0; g < G; ++g)
         lc[g] = 32 * g + lane < n ? __ldcg(row_lse_ptr(p, w.sem + kNumKvHeads * (32 * g + lane), cw, r)) : -INFINITY;
-      const float* o = o0 + r * kHeadDim + 32 * q;
-      auto copy_round = [&](int c0) {
-        CUTLASS_PRAGMA_UNROLL
-        for (int c = 0; c < 32; ++c)
-          if (c0 + c < n)
-            asm volatile("cp.async.ca.shared.global [%0], [%1], 4;\n" ::"r"(slot(c)),
-                         "l"(o + (long long)(c0 + c) * kStride)
-                         : "memory");
-        asm volatile("cp.async.wait_all;\n" ::: "memory");
-      };
-      auto read = [&](int c) {
-        float v;
-        asm volatile("ld.shared.f32 %0, [%1];" : "=f"(v) : "r"(slot(c)));
-        return v;
-      };
-      copy_round(0);
-      // The max and the sum over the chunks (merge_rows_to_stage's
-      // arithmetic: a group without a chunk leaves both as they were).
       float mx = -INFINITY, l = 0.f;
       CUTLASS_PRAGMA_UNROLL
       for (int g = 0; g < G; ++g) {
@@ -352,27 +360,67 @@ struct SplitMerge {
       float wl[G];  // this lane's chunks' weights
       CUTLASS_PRAGMA_UNROLL
       for (int g = 0; g < G; ++g) wl[g] = exp2f(lc[g] - base);
-      float acc = 0.f;
+      float4 acc = make_float4(0.f, 0.f, 0.f, 0.f);
       CUTLASS_PRAGMA_UNROLL
-      for (int g = 0; g < G; ++g) {
-        if (g > 0) {
-          if (32 * g >= n) break;
+      for (int b = 0; b < kMaxChunks; b += kRound) {
+        if (b > 0) {
+          if (b >= n) break;
           __syncwarp();
-          copy_round(32 * g);
+          copy_round(b);
         }
+        asm volatile("cp.async.wait_all;\n" ::: "memory");
         CUTLASS_PRAGMA_UNROLL
-        for (int c = 0; c < 32; ++c) {
-          const float wc = __shfl_sync(0xffffffffu, wl[g], c);
-          if (32 * g + c < n) acc += wc * read(c);
+        for (int i = 0; i < 8; ++i) {
+          const int c = b + kPerInstr * i + s;  // this lane's chunk (g = c / 32 is the same on every lane)
+          const float wc = __shfl_sync(0xffffffffu, wl[(b + kPerInstr * i) / 32], c % 32);
+          if (c < n) {
+            float4 x;
+            asm volatile("ld.shared.v4.f32 {%0, %1, %2, %3}, [%4];"
+                         : "=f"(x.x), "=f"(x.y), "=f"(x.z), "=f"(x.w)
+                         : "r"(slot(i)));
+            acc.x += wc * x.x;
+            acc.y += wc * x.y;
+            acc.z += wc * x.z;
+            acc.w += wc * x.w;
+          }
         }
+      }
+      CUTLASS_PRAGMA_UNROLL
+      for (int o = kL; o < 32; o <<= 1) {
+        acc.x += __shfl_xor_sync(0xffffffffu, acc.x, o);
+        acc.y += __shfl_xor_sync(0xffffffffu, acc.y, o);
+        acc.z += __shfl_xor_sync(0xffffffffu, acc.z, o);
+        acc.w += __shfl_xor_sync(0xffffffffu, acc.w, o);
       }
       const bool any = !(l <= 0.f);  // NaN propagates
       const float inv = any ? 1.f / l : 0.f;
       const int row = m0 + r, token = row / kGroup, head = w.kv_head * kGroup + row % kGroup;
       const long long orow = (long long)(w.q_start + token) * kNumQoHeads + head;
-      p.out[orow * kHeadDim + 32 * q + lane] = __float2bfloat16_rn(acc * inv);
-      if (q == 0 && lane == 0) p.lse[orow] = any ? mx + __log2f(l) : -INFINITY;
+      if (s == 0) {
+        __nv_bfloat162 lo = __floats2bfloat162_rn(acc.x * inv, acc.y * inv);
+        __nv_bfloat162 hi = __floats2bfloat162_rn(acc.z * inv, acc.w * inv);
+        *reinterpret_cast<uint2*>(p.out + orow * kHeadDim + c0 + g4) =
+            make_uint2(*reinterpret_cast<uint32_t*>(&lo), *reinterpret_cast<uint32_t*>(&hi));
+      }
+      if (c0 == 0 && lane == 0) p.lse[orow] = any ? mx + __log2f(l) : -INFINITY;
       __syncwarp();
+    }
+  }
+
+  // Claims pieces of kL lanes a chunk row until none is left.
+  template <int kL>
+  __device__ __forceinline__ static void claim_pieces(const Params& p, const WorkUnit& w, int cw, int lane, int live,
+                                                      int* sem, uint32_t scratch) {
+    const int n = w.n_chunks;
+    // About a claim for every warp of the tile's chunks.
+    const int units = (32 / kL) * live, per = (units + 4 * n - 1) / (4 * n);
+    const int pieces = (units + per - 1) / per;
+    for (;;) {
+      int piece = 0;
+      if (lane == 0) piece = atomicAdd(sem, kSemClaim) / kSemClaim;
+      piece = __shfl_sync(0xffffffffu, piece, 0);
+      if (piece >= pieces) break;
+      merge_pieces<kL>(p, w, cw, lane, piece * per, min(piece * per + per, units), scratch);
     }
   }
 
@@ -404,17 +452,9 @@ struct SplitMerge {
     }
     named_bar_sync(128, kBarConsumerWG + cw);
     if (*reinterpret_cast<volatile int*>(flag) != 0) {
-      // About a piece for every warp of the tile's chunks.
-      const int quarters = 4 * live, per = (quarters + 4 * n - 1) / (4 * n);
-      const int pieces = (quarters + per - 1) / per;
-      for (;;) {
-        int piece = 0;
-        if (lane == 0) piece = atomicAdd(sem, kSemClaim) / kSemClaim;
-        piece = __shfl_sync(0xffffffffu, piece, 0);
-        if (piece >= pieces) break;
-        const int rq = piece * per, rq_end = min(rq + per, quarters);
-        merge_quarters(p, w, cw, lane, rq, rq_end, scratch);
-      }
+      if (n <= 8) claim_pieces<32>(p, w, cw, lane, live, sem, scratch);
+      else if (n <= 16) claim_pieces<16>(p, w, cw, lane, live, sem, scratch);
+      else claim_pieces<8>(p, w, cw, lane, live, sem, scratch);
     }
     named_bar_sync(128, kBarConsumerWG + cw);  // every warp's claims are done
     if (t == 0) {

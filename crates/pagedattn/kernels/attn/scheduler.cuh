@@ -226,7 +226,8 @@ __device__ __forceinline__ int max_chunks(int q_max) {
 constexpr int kUnitCostBlocks128 = 1;   // units::UNIT_COST_BLOCKS128
 constexpr int kChunkCostBlocks128 = 4;  // units::CHUNK_COST_BLOCKS128
 
-constexpr int kSpreadMinChunks = 9;       // units::SPREAD_MIN_CHUNKS: SplitMerge::spread
+constexpr int kSpreadMinChunks = 9;       // units::SPREAD_MIN_CHUNKS: the split's spread candidates
+constexpr int kSpreadMergeMinChunks = 7;  // units::SPREAD_MERGE_MIN_CHUNKS: SplitMerge::spread (the longest tile)
 
 // A chunk of a call of one wave merged by rows, or shorter than kMinChunk
 // (kBM <= 128, not the spread merge's; units::ONE_WAVE_CHUNK_COST_BLOCKS128).
