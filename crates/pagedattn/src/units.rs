@@ -85,7 +85,10 @@ pub const ROW_SPLIT_MAX_UNITS: i64 = 128;
 /// 128-key blocks, where it is merged by rows, or shorter than
 /// `2 * MIN_CHUNK_KEYS` (the fine split's chunks, [`fine_split_possible`];
 /// configurations of at most two consumer warpgroups) and merged by the
-/// last chunk (a tile of fewer than [`SPREAD_MIN_CHUNKS`]; the spread
+/// last chunk (a tile of fewer than [`SPREAD_MIN_CHUNKS`], as the split
+/// sees it: since the twenty-fifth session the kernel's spread merge also
+/// takes the calls whose longest tile has [`SPREAD_MERGE_MIN_CHUNKS`] to 8
+/// chunks, which this cost was not refitted for; the spread
 /// merge's chunks of many rows keep 4: twenty-fourth session, call 8, one
 /// sequence of 14 queries over 2087 keys 28.4 us in 9 chunks of 256 keys,
 /// 20.1 in 6 of 384; 3 x 12 over ~2000 30.0 -> 24.3; 3 x 10 over 5000
