@@ -434,7 +434,8 @@ struct SplitMerge {
     const int n = w.n_chunks, live = live_rows(w, cw);
     const int warp = t / 32, lane = t % 32;
     // The warp's 16 rows of the warpgroup's staging rows: 2 KB in each of
-    // the two 128-byte column panels, chunks 0-15 in the first.
+    // the two 128-byte column panels (merge_pieces: a round's first four
+    // copies in the first).
     const uint32_t scratch = s_stage + (cw * 64 + warp * 16) * 128;
     int* sem = p.ws_sem + (long long)w.sem * T::kSemsPerSlot + cw;
     __threadfence();  // this thread's partial reaches L2 before the count does
