@@ -99,6 +99,17 @@ struct SplitMerge {
     }
   }
 
+  // acc += w * (the 16 bytes at shared address a, as four floats): a
+  // chunk's row segment that the merges by rows copied in by cp.async.
+  __device__ __forceinline__ static void add_weighted_shared(float4& acc, float w, uint32_t a) {
+    float4 x;
+    asm volatile("ld.shared.v4.f32 {%0, %1, %2, %3}, [%4];" : "=f"(x.x), "=f"(x.y), "=f"(x.z), "=f"(x.w) : "r"(a));
+    acc.x += w * x.x;
+    acc.y += w * x.y;
+    acc.z += w * x.z;
+    acc.w += w * x.w;
+  }
+
   // Counts this chunk done. True, in every thread of the warpgroup, when it
   // was the tile's last: the others' partials are then visible to it.
   __device__ __forceinline__ static bool arrive(const Params& p, const WorkUnit& w, int cw, int t, int* flag) {
@@ -229,14 +240,7 @@ struct SplitMerge {
           for (int u = 0; u < kChunksInFlight; ++u) {
             const float wc = exp2f(__shfl_sync(0xffffffffu, lg, (c0 + u) % 32) - base);
             if (c0 + u < ng) {
-              float4 x;
-              asm volatile("ld.shared.v4.f32 {%0, %1, %2, %3}, [%4];"
-                           : "=f"(x.x), "=f"(x.y), "=f"(x.z), "=f"(x.w)
-                           : "r"(scratch(u)));
-              acc.x += wc * x.x;
-              acc.y += wc * x.y;
-              acc.z += wc * x.z;
-              acc.w += wc * x.w;
+              add_weighted_shared(acc, wc, scratch(u));
             }
           }
         }
@@ -374,14 +378,7 @@ struct SplitMerge {
           const int c = b + kPerInstr * i + s;  // this lane's chunk (g = c / 32 is the same on every lane)
           const float wc = __shfl_sync(0xffffffffu, wl[(b + kPerInstr * i) / 32], c % 32);
           if (c < n) {
-            float4 x;
-            asm volatile("ld.shared.v4.f32 {%0, %1, %2, %3}, [%4];"
-                         : "=f"(x.x), "=f"(x.y), "=f"(x.z), "=f"(x.w)
-                         : "r"(slot(i)));
-            acc.x += wc * x.x;
-            acc.y += wc * x.y;
-            acc.z += wc * x.z;
-            acc.w += wc * x.w;
+            add_weighted_shared(acc, wc, slot(i));
           }
         }
       }
