@@ -60,6 +60,7 @@ struct SplitMerge {
   __device__ __forceinline__ static void store_partial(const Params& p, const WorkUnit& w, int cw, int t,
                                                        const TO& tOrO, const float (&lse)[2]) {
     static_assert(decltype(cute::size(tOrO))::value == 4 * kVecs, "64 accumulator values per thread");
+    if (!warp_has_rows(w, cw, t)) return;  // no real row: nothing to merge
     float4* o = o_ptr(p, w.slot, cw, t);
     CUTLASS_PRAGMA_UNROLL
     for (int i = 0; i < kVecs; ++i)
@@ -110,29 +111,87 @@ struct SplitMerge {
     acc.w += w * x.w;
   }
 
+  // The semaphores' atomics at gpu scope: the add publishes what the
+  // warpgroup's barrier ordered before it and acquires what the other
+  // chunks published.
+  __device__ __forceinline__ static int add_acq_rel(int* a, int v) {
+    int old;
+    asm volatile("atom.acq_rel.gpu.global.add.s32 %0, [%1], %2;" : "=r"(old) : "l"(a), "r"(v) : "memory");
+    return old;
+  }
+  __device__ __forceinline__ static int load_acquire(const int* a) {
+    int v;
+    asm volatile("ld.acquire.gpu.global.b32 %0, [%1];" : "=r"(v) : "l"(a) : "memory");
+    return v;
+  }
+
   // Counts this chunk done. True, in every thread of the warpgroup, when it
-  // was the tile's last: the others' partials are then visible to it.
+  // was the tile's last: the others' partials are then visible to it. One
+  // thread's acq_rel atomic after the warpgroup's barrier publishes the
+  // warpgroup's partial (release is cumulative over what the barrier
+  // ordered before it) and, for the last, orders the other chunks'
+  // partials before the merge's reads (which follow the second barrier):
+  // one round trip besides the stores' own, none for the reset, which
+  // nothing reads before the next launch.
   __device__ __forceinline__ static bool arrive(const Params& p, const WorkUnit& w, int cw, int t, int* flag) {
-    __threadfence();  // this thread's partial reaches L2 before the count does
     named_bar_sync(128, kBarConsumerWG + cw);
     if (t == 0) {
       int* sem = p.ws_sem + (long long)w.sem * T::kSemsPerSlot + cw;
-      const bool last = atomicAdd(sem, 1) == w.n_chunks - 1;
-      if (last) {
-        atomicExch(sem, 0);  // ready for the next call
-        __threadfence();     // order the count before the partial reads below
-      }
+      const bool last = add_acq_rel(sem, 1) == w.n_chunks - 1;
+      if (last) asm volatile("st.relaxed.gpu.global.s32 [%0], 0;" ::"l"(sem) : "memory");  // ready for the next call
       *flag = last;
     }
     named_bar_sync(128, kBarConsumerWG + cw);
     return *reinterpret_cast<volatile int*>(flag) != 0;
   }
 
-  // Merges every chunk of the tile (this one's from its slot too) into tOrO
-  // and lse, in chunk order.
+  // Merges every chunk of the tile into tOrO and lse. Two chunks: this
+  // one's from its registers, the other's from its slot, O = w_a O_a + w_b
+  // O_b as a product plus a product (commutative: the same bits whichever
+  // chunk merges). More: every chunk's from its slot, in chunk order, one
+  // chunk a round. A warp none of whose 16 rows is real neither stores
+  // (store_partial) nor merges: its values are never stored.
+  __device__ __forceinline__ static bool warp_has_rows(const WorkUnit& w, int cw, int t) {
+    return 16 * (t / 32) < live_rows(w, cw);
+  }
+  // m192 (152 registers a consumer thread) takes the loop: the pair's path
+  // spilled its values there, even a quarter of the other's loads at once.
+  static constexpr bool kPairMerge = T::kConsumerWGs <= 2;
   template <class TO>
   __device__ __forceinline__ static void merge(const Params& p, const WorkUnit& w, int cw, int t, TO& tOrO,
                                                float (&lse)[2]) {
+    if (!warp_has_rows(w, cw, t)) return;
+    if (kPairMerge && w.n_chunks == 2) {
+      const int other = w.slot == w.sem ? w.sem + kNumKvHeads : w.sem;  // the other chunk's unit index
+      const float4* o = o_ptr(p, other, cw, t);
+      const float2 lc = __ldcg(lse_ptr(p, other, cw, t));
+      const float lo[2] = {lc.x, lc.y};
+      float wa[2], wb[2];  // this chunk's and the other's weights
+      CUTLASS_PRAGMA_UNROLL
+      for (int h = 0; h < 2; ++h) {
+        const float mx = fmaxf(lse[h], lo[h]);
+        const float base = mx == -INFINITY ? 0.f : mx;  // no key: weights 0, not NaN
+        const float ea = exp2f(lse[h] - base), eb = exp2f(lo[h] - base), l = ea + eb;
+        const bool any = !(l <= 0.f);  // NaN propagates
+        const float inv = any ? 1.f / l : 0.f;
+        wa[h] = ea * inv;
+        wb[h] = eb * inv;
+        lse[h] = any ? mx + __log2f(l) : -INFINITY;
+      }
+      float4 x[kVecs];
+      CUTLASS_PRAGMA_UNROLL
+      for (int i = 0; i < kVecs; ++i) x[i] = __ldcg(o + i * 128);
+      CUTLASS_PRAGMA_UNROLL
+      for (int i = 0; i < kVecs; ++i) {
+        const float xv[4] = {x[i].x, x[i].y, x[i].z, x[i].w};
+        CUTLASS_PRAGMA_UNROLL
+        for (int e = 0; e < 4; ++e) {
+          const int v = 4 * i + e, h = (v >> 1) & 1;  // accumulator value v is in row half h
+          tOrO(v) = __fadd_rn(__fmul_rn(tOrO(v), wa[h]), __fmul_rn(xv[e], wb[h]));
+        }
+      }
+      return;
+    }
     float m[2] = {-INFINITY, -INFINITY}, l[2] = {0.f, 0.f};
     CUTLASS_PRAGMA_UNROLL
     for (int v = 0; v < 4 * kVecs; ++v) tOrO(v) = 0.f;
@@ -435,17 +494,14 @@ struct SplitMerge {
     // copies in the first).
     const uint32_t scratch = s_stage + (cw * 64 + warp * 16) * 128;
     int* sem = p.ws_sem + (long long)w.sem * T::kSemsPerSlot + cw;
-    __threadfence();  // this thread's partial reaches L2 before the count does
     named_bar_sync(128, kBarConsumerWG + cw);
-    if (t == 0) {
-      const int old = atomicAdd(sem, kSemArrive);
-      bool all = (old & 0xff) == n - 1;
+    if (t == 0) {  // the arrival publishes the warpgroup's partial (as in arrive)
+      bool all = (add_acq_rel(sem, kSemArrive) & 0xff) == n - 1;
       const long long t0 = clock64();
       while (!all && clock64() - t0 < kSpreadWaitCycles) {
         __nanosleep(128);
-        all = (*reinterpret_cast<volatile int*>(sem) & 0xff) == n;
+        all = (load_acquire(sem) & 0xff) == n;
       }
-      __threadfence();  // the count before the partial reads below
       *flag = all;
     }
     named_bar_sync(128, kBarConsumerWG + cw);
