@@ -203,7 +203,12 @@ pub const CHUNK_COST_BLOCKS128: i64 = 4;
 /// beyond their own; in a call of one wave, a chunk merged by rows, or of
 /// fewer than `2 * MIN_CHUNK_KEYS` keys in a configuration of at most two
 /// consumer warpgroups and not taken by the spread merge,
-/// [`ONE_WAVE_CHUNK_COST_BLOCKS128`]).
+/// [`ONE_WAVE_CHUNK_COST_BLOCKS128`]); where [`spread_fine_possible`],
+/// also chunks of 1-3 blocks in a call of one wave of at most
+/// [`ROW_SPLIT_MAX_UNITS`] units whose longest tile they cut into
+/// [`SPREAD_MERGE_MIN_CHUNKS`] or more, at
+/// [`SPREAD_FINE_CHUNK_COST_BLOCKS128`] a chunk (the search stops at the
+/// first such candidate past the units).
 /// The first of equal estimates (the fewer chunks) wins.
 /// Kernel: `auto_chunk` (`kernels/attn/scheduler.cuh`), the same integer
 /// arithmetic.

@@ -13,7 +13,8 @@
 //    the 128 threads' accumulator fragments as float4 [16][128] (each warp
 //    store is 512 contiguous bytes) and their two rows' lse as float2
 //    [128]; every thread merges its own fragment, 16 loads in flight, one
-//    chunk a round;
+//    chunk a round (two chunks: the other's, beside this one's registers;
+//    warps whose rows are all padding skip both);
 //  - by rows (a few query rows over a long key range: a decode-like call,
 //    which the split cuts into up to 64 chunks): only the real rows, as
 //    float [64][128] and lse float [64] (of the fragments' 256); a warp
