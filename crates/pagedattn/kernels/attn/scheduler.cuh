@@ -249,16 +249,6 @@ __device__ __forceinline__ bool row_split_possible(int nb_max, int q_max) {
   return kBM <= 128 && (long long)q_max * kGroup <= kRowMergeMaxRows && nb_max > 1 + kOneWaveChunkCostBlocks128 * 128 / kBN;
 }
 
-// units::spread_fine_possible: m64, tiles merged by fragments, and one-block
-// chunks of the longest tile would be kSpreadMergeMinChunks or more (the
-// spread merge's): chunks of one to three blocks, at most kRowSplitMaxUnits
-// units, costing kSpreadFineChunkCostBlocks128.
-constexpr int kSpreadFineChunkCostBlocks128 = 2;  // units::SPREAD_FINE_CHUNK_COST_BLOCKS128
-template <int kBM>
-__device__ __forceinline__ bool spread_fine_possible(int nb_max, int q_max) {
-  return kBM == 64 && (long long)q_max * kGroup > kRowMergeMaxRows && nb_max >= kSpreadMergeMinChunks;
-}
-
 // A call, not inlined: inlined into the two plan builders it moved ptxas's
 // register allocation of the entry points into spills (m64, m128*); its
 // `units` capture by value, so the call needs no stack frame.
@@ -269,30 +259,23 @@ __device__ __noinline__ int auto_chunk(int partial_slots, long long work, int nb
   constexpr int kMinWaveChunk = kOneWaveMinChunkKeys / kBN;
   constexpr long long o = kUnitCostBlocks128 * 128 / kBN, os_tile = kChunkCostBlocks128 * 128 / kBN;
   constexpr long long os_wave = kOneWaveChunkCostBlocks128 * 128 / kBN;
-  constexpr long long os_sfine = kSpreadFineChunkCostBlocks128 * 128 / kBN;
   const bool fine = fine_split_possible<kBN>(nb_max);
   const bool rows = row_split_possible<kBM, kBN>(nb_max, q_max);
-  const bool sfine = spread_fine_possible<kBM>(nb_max, q_max);
   // Nothing to split (the common case, no reduction): the first cut is too short.
   const int c2 = (nb_max + 1) / 2;
-  if ((c2 < kMinChunk && !fine && !rows && !sfine) || nb_max <= c2) return kNoSplit;
+  if ((c2 < kMinChunk && !fine && !rows) || nb_max <= c2) return kNoSplit;
   const long long g = max((int)gridDim.x, 1);
   int best = kNoSplit;
-  long long best_est = LLONG_MAX, prev_n = 0;
+  long long best_est = LLONG_MAX;
 #pragma unroll 1
   for (int i = 0; i < kNumSplitCandidates; ++i) {
     const int k = split_candidate(i);
     const int c = k == 1 ? kNoSplit : (nb_max + k - 1) / k;
-    if (k > 1 && (c < (rows || sfine ? 1 : kMinWaveChunk) || nb_max <= c)) break;
-    // Below kOneWaveMinChunkKeys, without the row split, only the spread
-    // fine split's candidates go, within kRowSplitMaxUnits units: finer
-    // chunks only add units.
-    if (!rows && c < kMinWaveChunk && prev_n > kRowSplitMaxUnits) break;
+    if (k > 1 && (c < (rows ? 1 : kMinWaveChunk) || nb_max <= c)) break;
     const long long packed = units(c);
     const long long split = kNumKvHeads * (packed >> 32), unsplit = kNumKvHeads * (packed & 0xffffffffll);
     const long long n = split + unsplit;
     if (n == 0) return kNoSplit;
-    prev_n = n;
     // The spread merge's calls merge at any row count and cheaply enough
     // for chunks of kMinChunkKeys; with `fine`, any call of one wave takes
     // chunks of kOneWaveMinChunkKeys (units::auto_chunk).
@@ -302,17 +285,11 @@ __device__ __noinline__ int auto_chunk(int partial_slots, long long work, int nb
     // kRowSplitMaxChunks a tile and kRowSplitMaxUnits in all.
     const bool row = rows && one_wave;
     const bool row_fine = row && c < kMinWaveChunk;
-    // The spread fine split: chunks of one to three blocks that the spread
-    // merge takes, at most kRowSplitMaxUnits units.
-    const bool spread_fine = sfine && one_wave && c < kMinWaveChunk && ceil_div(nb_max, c) >= kSpreadMergeMinChunks &&
-                             n <= kRowSplitMaxUnits;
     const int most = row_fine ? kRowSplitMaxChunks : spread ? kMaxChunks : max_chunks(q_max);
-    const int least = row_fine || spread_fine ? 1 : fine && one_wave ? kMinWaveChunk : spread ? kMinSpreadChunk : kMinChunk;
+    const int least = row_fine ? 1 : fine && one_wave ? kMinWaveChunk : spread ? kMinSpreadChunk : kMinChunk;
     if (k > 1 && (k > most || c < least || (row_fine && n > kRowSplitMaxUnits))) continue;
     if (split > partial_slots) continue;
-    const long long os = spread_fine ? os_sfine
-                         : row || (kBM <= 128 && one_wave && !spread && c < kMinChunk) ? os_wave
-                                                                                         : os_tile;
+    const long long os = row || (kBM <= 128 && one_wave && !spread && c < kMinChunk) ? os_wave : os_tile;
     const long long cost = work + o * n + os * split;
     const long long longest = k == 1 ? nb_max + o : (long long)ceil_div(nb_max, ceil_div(nb_max, c)) + o + os;
     const long long est = max(longest, (n + g - 1) / g * cost / n);
