@@ -126,6 +126,14 @@ struct SplitMerge {
     return v;
   }
 
+  // The reference the weights 2^(L - base) take: the max, or 0 where no
+  // chunk saw a key (then every weight is 0, not NaN).
+  __device__ __forceinline__ static float weight_base(float m) { return m == -INFINITY ? 0.f : m; }
+  // A merged row of max m and weight sum l (relative to m): the weights'
+  // normaliser (0 where no chunk saw a key; NaN propagates) and the lse.
+  __device__ __forceinline__ static float row_inv(float l) { return !(l <= 0.f) ? 1.f / l : 0.f; }
+  __device__ __forceinline__ static float row_lse(float m, float l) { return !(l <= 0.f) ? m + __log2f(l) : -INFINITY; }
+
   // Counts this chunk done. True, in every thread of the warpgroup, when it
   // was the tile's last: the others' partials are then visible to it. One
   // thread's acq_rel atomic after the warpgroup's barrier publishes the
@@ -171,13 +179,12 @@ struct SplitMerge {
       CUTLASS_PRAGMA_UNROLL
       for (int h = 0; h < 2; ++h) {
         const float mx = fmaxf(lse[h], lo[h]);
-        const float base = mx == -INFINITY ? 0.f : mx;  // no key: weights 0, not NaN
+        const float base = weight_base(mx);
         const float ea = exp2f(lse[h] - base), eb = exp2f(lo[h] - base), l = ea + eb;
-        const bool any = !(l <= 0.f);  // NaN propagates
-        const float inv = any ? 1.f / l : 0.f;
+        const float inv = row_inv(l);
         wa[h] = ea * inv;
         wb[h] = eb * inv;
-        lse[h] = any ? mx + __log2f(l) : -INFINITY;
+        lse[h] = row_lse(mx, l);
       }
       float4 x[kVecs];
       CUTLASS_PRAGMA_UNROLL
@@ -204,7 +211,7 @@ struct SplitMerge {
       CUTLASS_PRAGMA_UNROLL
       for (int h = 0; h < 2; ++h) {
         const float nm = fmaxf(m[h], lv[h]);
-        const float base = nm == -INFINITY ? 0.f : nm;  // no key yet: weights 0, not NaN
+        const float base = weight_base(nm);
         a[h] = exp2f(m[h] - base);
         b[h] = exp2f(lv[h] - base);
         l[h] = l[h] * a[h] + b[h];
@@ -225,9 +232,8 @@ struct SplitMerge {
     float inv[2];
     CUTLASS_PRAGMA_UNROLL
     for (int h = 0; h < 2; ++h) {
-      const bool any = !(l[h] <= 0.f);  // NaN propagates
-      inv[h] = any ? 1.f / l[h] : 0.f;
-      lse[h] = any ? m[h] + __log2f(l[h]) : -INFINITY;
+      inv[h] = row_inv(l[h]);
+      lse[h] = row_lse(m[h], l[h]);
     }
     CUTLASS_PRAGMA_UNROLL
     for (int v = 0; v < 4 * kVecs; ++v) tOrO(v) *= inv[(v >> 1) & 1];
@@ -272,14 +278,14 @@ struct SplitMerge {
         float gm = lc;
         CUTLASS_PRAGMA_UNROLL
         for (int o = 16; o > 0; o >>= 1) gm = fmaxf(gm, __shfl_xor_sync(0xffffffffu, gm, o));
-        const float nm = fmaxf(mx, gm), nb = nm == -INFINITY ? 0.f : nm;  // no key: weights 0, not NaN
+        const float nm = fmaxf(mx, gm), nb = weight_base(nm);
         float gs = exp2f(lc - nb);
         CUTLASS_PRAGMA_UNROLL
         for (int o = 16; o > 0; o >>= 1) gs += __shfl_xor_sync(0xffffffffu, gs, o);
         l = l * exp2f(mx - nb) + gs;
         mx = nm;
       }
-      const float base = mx == -INFINITY ? 0.f : mx;
+      const float base = weight_base(mx);
       float4 acc = make_float4(0.f, 0.f, 0.f, 0.f);
 #pragma unroll 1
       for (int g0 = 0; g0 < n; g0 += 32) {
@@ -305,15 +311,14 @@ struct SplitMerge {
           }
         }
       }
-      const bool any = !(l <= 0.f);  // NaN propagates
-      const float inv = any ? 1.f / l : 0.f;
+      const float inv = row_inv(l);
       __nv_bfloat162 lo = __floats2bfloat162_rn(acc.x * inv, acc.y * inv);
       __nv_bfloat162 hi = __floats2bfloat162_rn(acc.z * inv, acc.w * inv);
       out_lo[k] = *reinterpret_cast<uint32_t*>(&lo);
       out_hi[k] = *reinterpret_cast<uint32_t*>(&hi);
       if (lane == 0 && m0 + r < rows_total) {
         const int row = m0 + r, token = row / kGroup, head = w.kv_head * kGroup + row % kGroup;
-        p.lse[(long long)(w.q_start + token) * kNumQoHeads + head] = any ? mx + __log2f(l) : -INFINITY;
+        p.lse[(long long)(w.q_start + token) * kNumQoHeads + head] = row_lse(mx, l);
       }
     }
     named_bar_sync(128, kBarConsumerWG + cw);  // every warp is done with its scratch
@@ -413,14 +418,14 @@ struct SplitMerge {
         float gm = lc[g];
         CUTLASS_PRAGMA_UNROLL
         for (int o = 16; o > 0; o >>= 1) gm = fmaxf(gm, __shfl_xor_sync(0xffffffffu, gm, o));
-        const float nm = fmaxf(mx, gm), nb = nm == -INFINITY ? 0.f : nm;  // no key: weights 0, not NaN
+        const float nm = fmaxf(mx, gm), nb = weight_base(nm);
         float gs = exp2f(lc[g] - nb);
         CUTLASS_PRAGMA_UNROLL
         for (int o = 16; o > 0; o >>= 1) gs += __shfl_xor_sync(0xffffffffu, gs, o);
         l = l * exp2f(mx - nb) + gs;
         mx = nm;
       }
-      const float base = mx == -INFINITY ? 0.f : mx;
+      const float base = weight_base(mx);
       float wl[G];  // this lane's chunks' weights
       CUTLASS_PRAGMA_UNROLL
       for (int g = 0; g < G; ++g) wl[g] = exp2f(lc[g] - base);
@@ -449,8 +454,7 @@ struct SplitMerge {
         acc.z += __shfl_xor_sync(0xffffffffu, acc.z, o);
         acc.w += __shfl_xor_sync(0xffffffffu, acc.w, o);
       }
-      const bool any = !(l <= 0.f);  // NaN propagates
-      const float inv = any ? 1.f / l : 0.f;
+      const float inv = row_inv(l);
       const int row = m0 + r, token = row / kGroup, head = w.kv_head * kGroup + row % kGroup;
       const long long orow = (long long)(w.q_start + token) * kNumQoHeads + head;
       if (s == 0) {
@@ -459,7 +463,7 @@ struct SplitMerge {
         *reinterpret_cast<uint2*>(p.out + orow * kHeadDim + c0 + g4) =
             make_uint2(*reinterpret_cast<uint32_t*>(&lo), *reinterpret_cast<uint32_t*>(&hi));
       }
-      if (c0 == 0 && lane == 0) p.lse[orow] = any ? mx + __log2f(l) : -INFINITY;
+      if (c0 == 0 && lane == 0) p.lse[orow] = row_lse(mx, l);
       __syncwarp();
     }
   }
