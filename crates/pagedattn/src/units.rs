@@ -131,6 +131,31 @@ pub const SPREAD_MIN_CHUNKS: i64 = 9;
 /// 6 were 1.05-1.07 slower than with none. Only the merge changes: the
 /// split's plans do not.
 pub const SPREAD_MERGE_MIN_CHUNKS: i64 = 7;
+/// What the automatic split counts a chunk of the spread fine split as, in
+/// 128-key blocks ([`spread_fine_possible`]): chunks of one to three
+/// 64-key blocks of m64 tiles merged by fragments, in a call of one wave of
+/// at most [`ROW_SPLIT_MAX_UNITS`] units whose longest tile they cut into
+/// [`SPREAD_MERGE_MIN_CHUNKS`] or more (so that the kernel's spread merge
+/// takes every split tile). Measured on the H200 (twenty-sixth session,
+/// call 3: chunks of 1-4 blocks forced on the short-decode draws, after the
+/// cheaper arrival and merge of v17.9): one sequence of 9 queries over 912
+/// keys 16.0 us in 4 chunks of 256 keys, 14.2 in 15 of 64; one of 14 over
+/// 487 keys 15.5 unsplit, 13.9 in 8 of 64; two of 3 over ~1500 16.0 in 8
+/// chunks a tile, 14.7 in 13; where the units passed ~130 (two CTAs an SM)
+/// or the tiles were 128 rows, such chunks were slower (two sequences of 13
+/// queries over 2048 keys in 176 units 1.045, four of 16 over 1024 on
+/// m128dv 1.19).
+pub const SPREAD_FINE_CHUNK_COST_BLOCKS128: i64 = 2;
+/// Whether a call on `config` whose longest sequence has `q_max` queries
+/// and longest tile `nb_max` key blocks can take the spread fine split
+/// ([`SPREAD_FINE_CHUNK_COST_BLOCKS128`]): m64, tiles merged by fragments,
+/// and one-block chunks would be [`SPREAD_MERGE_MIN_CHUNKS`] or more.
+/// Kernel: `spread_fine_possible`.
+pub fn spread_fine_possible(config: TileConfig, nb_max: i64, q_max: i64) -> bool {
+    config.block_m() == 64
+        && q_max * GROUP_SIZE as i64 > ROW_MERGE_MAX_ROWS
+        && nb_max >= SPREAD_MERGE_MIN_CHUNKS
+}
 /// A split tile's consumer warpgroup with at most this many real rows (of
 /// its 64) is merged by rows: only the real rows are written and read, a
 /// warp per row (kernels/attn/merge.cuh).
@@ -178,10 +203,16 @@ pub const CHUNK_COST_BLOCKS128: i64 = 4;
 /// beyond their own; in a call of one wave, a chunk merged by rows, or of
 /// fewer than `2 * MIN_CHUNK_KEYS` keys in a configuration of at most two
 /// consumer warpgroups and not taken by the spread merge,
-/// [`ONE_WAVE_CHUNK_COST_BLOCKS128`]).
+/// [`ONE_WAVE_CHUNK_COST_BLOCKS128`]); where [`spread_fine_possible`],
+/// also chunks of 1-3 blocks in a call of one wave of at most
+/// [`ROW_SPLIT_MAX_UNITS`] units whose longest tile they cut into
+/// [`SPREAD_MERGE_MIN_CHUNKS`] or more, at
+/// [`SPREAD_FINE_CHUNK_COST_BLOCKS128`] a chunk (the search stops at the
+/// first such candidate past the units).
 /// The first of equal estimates (the fewer chunks) wins.
-/// Kernel: `auto_chunk` (`kernels/attn/scheduler.cuh`), the same integer
-/// arithmetic.
+/// Kernel: `SplitSearch` and `pick_candidate` (`kernels/attn/scheduler.cuh`),
+/// the same integer arithmetic; there every candidate reached is priced at
+/// once (`auto_chunk_warp`, `auto_chunk_block`), the same choice as this walk.
 pub fn auto_chunk(
     config: TileConfig,
     work: i64,
@@ -199,15 +230,18 @@ pub fn auto_chunk(
     let min_wave_chunk = ONE_WAVE_MIN_CHUNK_KEYS / bn;
     let fine = fine_split_possible(config, nb_max);
     let rows = row_split_possible(config, nb_max, q_max);
-    let (o, os, os_wave) = (
+    let sfine = spread_fine_possible(config, nb_max, q_max);
+    let (o, os, os_wave, os_sfine) = (
         UNIT_COST_BLOCKS128 * 128 / bn,
         CHUNK_COST_BLOCKS128 * 128 / bn,
         ONE_WAVE_CHUNK_COST_BLOCKS128 * 128 / bn,
+        SPREAD_FINE_CHUNK_COST_BLOCKS128 * 128 / bn,
     );
     // The finest chunk any candidate may have.
-    let finest = if rows { 1 } else { min_wave_chunk };
+    let finest = if rows || sfine { 1 } else { min_wave_chunk };
     let g = grid.max(1);
     let (mut best, mut best_est) = (i64::MAX, i64::MAX);
+    let mut prev_n = 0;
     for k in SPLIT_CANDIDATES {
         let c = if k == 1 {
             i64::MAX
@@ -217,11 +251,18 @@ pub fn auto_chunk(
         if k > 1 && (c < finest || nb_max <= c) {
             break;
         }
+        // Below ONE_WAVE_MIN_CHUNK_KEYS, without the row split, only the
+        // spread fine split's candidates go, within ROW_SPLIT_MAX_UNITS
+        // units: finer chunks only add units.
+        if !rows && c < min_wave_chunk && prev_n > ROW_SPLIT_MAX_UNITS {
+            break;
+        }
         let (split, unsplit) = units(c);
         let n = split + unsplit;
         if n == 0 {
             return i64::MAX;
         }
+        prev_n = n;
         // The spread merge's calls (one wave, the longest tile in 9-64
         // chunks) merge at any row count and cheaply enough for chunks of
         // MIN_CHUNK_KEYS; with `fine`, any call of one wave takes chunks
@@ -232,6 +273,13 @@ pub fn auto_chunk(
         // most ROW_SPLIT_MAX_CHUNKS a tile and ROW_SPLIT_MAX_UNITS in all.
         let row = rows && one_wave;
         let row_fine = row && c < min_wave_chunk;
+        // The spread fine split: chunks of one to three blocks that the
+        // spread merge takes, at most ROW_SPLIT_MAX_UNITS units.
+        let spread_fine = sfine
+            && one_wave
+            && c < min_wave_chunk
+            && ceil_div(nb_max, c) >= SPREAD_MERGE_MIN_CHUNKS
+            && n <= ROW_SPLIT_MAX_UNITS;
         let most = if row_fine {
             ROW_SPLIT_MAX_CHUNKS
         } else if spread {
@@ -239,7 +287,7 @@ pub fn auto_chunk(
         } else {
             max_chunks(q_max)
         };
-        let least = if row_fine {
+        let least = if row_fine || spread_fine {
             1
         } else if fine && one_wave {
             min_wave_chunk
@@ -259,7 +307,9 @@ pub fn auto_chunk(
         // warpgroups) that the spread merge does not take, costs
         // ONE_WAVE_CHUNK_COST_BLOCKS128: the spread merge of a tile of
         // many rows costs more (it copies 4 bytes a lane a chunk).
-        let os = if row || (spread_ok && one_wave && !spread && c < min_chunk) {
+        let os = if spread_fine {
+            os_sfine
+        } else if row || (spread_ok && one_wave && !spread && c < min_chunk) {
             os_wave
         } else {
             os
@@ -467,7 +517,25 @@ pub fn max_units(
     } else {
         0
     };
-    tiles.saturating_mul(chunks.max(1) as u64).max(row)
+    // The spread fine split: at most ROW_SPLIT_MAX_UNITS units of one-block
+    // chunks, of sequences of more than ROW_MERGE_MAX_ROWS / GROUP_SIZE
+    // queries (some sequence has at least the mean), SPREAD_MERGE_MIN_CHUNKS
+    // of every tile fitting one wave.
+    let sfine = if split == SplitPolicy::Auto
+        && spread_fine_possible(config, nb_max, q_least)
+        && tiles.saturating_mul(SPREAD_MERGE_MIN_CHUNKS as u64)
+            <= resident.min(ROW_SPLIT_MAX_UNITS as u64)
+    {
+        tiles
+            .saturating_mul(nb_max.min(MAX_CHUNKS) as u64)
+            .min(ROW_SPLIT_MAX_UNITS as u64)
+    } else {
+        0
+    };
+    tiles
+        .saturating_mul(chunks.max(1) as u64)
+        .max(row)
+        .max(sfine)
 }
 
 /// The grid of a launch whose configuration keeps `resident` CTAs on the
@@ -1292,20 +1360,21 @@ mod tests {
             max_units(TileConfig::M64, &d, SplitPolicy::Auto, 264),
             4 * 32
         );
-        // Three queries a sequence (18 rows, merged by fragments): two
-        // chunks of its 4 tiles fit one wave, so chunks of
-        // ONE_WAVE_MIN_CHUNK_KEYS bound it, and on a grid they would not
-        // fit, chunks of 1024 keys.
+        // Three queries a sequence (18 rows, merged by fragments): seven
+        // chunks of its 4 tiles fit one wave of ROW_SPLIT_MAX_UNITS, so the
+        // spread fine split's chunks of one block bound it (128 units),
+        // and on a grid they would not fit, chunks of 1024 keys.
         let d = Dims::new(3, 4096, 1, 4096);
         assert_eq!(
             max_units(TileConfig::M64, &d, SplitPolicy::Auto, 264),
-            4 * 16
+            ROW_SPLIT_MAX_UNITS as u64
         );
         assert_eq!(max_units(TileConfig::M64, &d, SplitPolicy::Auto, 7), 4 * 4);
         // 640 keys, three queries: no chunk of 256 keys and its cost in one
-        // wave is shorter than the tile, so the call stays direct on m64
-        // and the 128-row tiles; 768 keys: chunks of 256 keys bound it; one
-        // query: the row split's chunks of one block.
+        // wave is shorter than the tile, so the call stays direct on the
+        // 128-row tiles, while m64's spread fine split may cut its 10
+        // blocks into chunks of one; 768 keys: chunks of 256 keys bound the
+        // 128-row tiles; one query: the row split's chunks of one block.
         // (m64 on 264 CTAs, m128dv on 132) for one sequence of q over kv.
         let both = |q: usize, kv: usize| {
             let d = Dims::new(q, kv, 1, kv);
@@ -1314,8 +1383,8 @@ mod tests {
                 max_units(TileConfig::M128DeepV, &d, SplitPolicy::Auto, 132),
             )
         };
-        assert_eq!(both(3, 640), (4, 4));
-        assert_eq!(both(3, 768), (4 * 3, 4 * 3));
+        assert_eq!(both(3, 640), (4 * 10, 4));
+        assert_eq!(both(3, 768), (4 * 12, 4 * 3));
         assert_eq!(both(1, 768), (4 * 12, 4 * 6));
         let d = Dims::new(1, 768, 1, 768);
         // Forced splits and `never` are bounded by their own chunks.
@@ -1424,8 +1493,13 @@ mod tests {
         let kv: Vec<i32> = (0..=16).map(|i| 1024 * i).collect();
         let p = plan(&qo, &kv);
         assert_eq!((p.chunk, chunks(&p), p.units.len()), (4, 4, 256));
-        // Three queries (18 rows, merged by fragments): no row split.
+        // Three queries (18 rows, merged by fragments): no row split, but
+        // the spread fine split (8 chunks of a block a tile, 96 units);
+        // over 384 keys (6 blocks) neither: unsplit.
         let p = plan(&[0, 3, 6, 9], &[0, 512, 1024, 1536]);
+        assert_eq!((p.chunk, chunks(&p), p.units.len()), (1, 8, 96));
+        assert!(spread_fine_possible(TileConfig::M64, 8, 3));
+        let p = plan(&[0, 3, 6, 9], &[0, 384, 768, 1152]);
         assert_eq!((p.chunk, p.units.len()), (i64::MAX, 12));
         assert!(
             row_split_possible(TileConfig::M64, 8, 2) && !row_split_possible(TileConfig::M64, 7, 2)

@@ -489,6 +489,26 @@ fn host_plan_launch_matches_device_plan() {
         &[(0, vec![]), (200, pages), (0, vec![]), (0, vec![])],
         default_sm_scale(),
     ));
+    // m64's spread fine split: chunks of one or two blocks (the `plans`
+    // example: 15, 8 and 12 chunks a tile).
+    cases.push(from_sequences(
+        "spread-fine-1x9-912",
+        1000,
+        &[(9, (0..912).rev().collect())],
+        default_sm_scale(),
+    ));
+    cases.push(from_sequences(
+        "spread-fine-1x14-487",
+        600,
+        &[(14, (0..487).collect())],
+        default_sm_scale(),
+    ));
+    cases.push(from_sequences(
+        "spread-fine-2x3-1500",
+        3100,
+        &[(3, (0..1500).collect()), (3, (1500..3000).rev().collect())],
+        default_sm_scale(),
+    ));
     for i in 0..24u64 {
         let spec = BatchSpec {
             max_batch: [4, 40, 300][i as usize % 3],

@@ -170,6 +170,12 @@ __device__ __forceinline__ void set_fixed_order(const Params& p, Plan& pl) {
   __syncwarp();
 }
 
+__device__ __forceinline__ long long warp_sum(long long x) {
+  CUTLASS_PRAGMA_UNROLL
+  for (int o = 16; o > 0; o >>= 1) x += __shfl_xor_sync(0xffffffffu, x, o);
+  return x;
+}
+
 template <int kThreads>
 __device__ __forceinline__ long long block_sum(long long x, long long* red) {
   CUTLASS_PRAGMA_UNROLL
@@ -208,9 +214,10 @@ __device__ __forceinline__ long long block_max(long long x, long long* red) {
 // larger (in a call of one wave, a chunk merged by rows, or shorter than
 // kMinChunk in a configuration of at most two consumer warpgroups and not
 // taken by the spread merge: kOneWaveChunkCostBlocks128); the
-// first of equal estimates wins. `units(c)` returns, for split
-// size c (kNoSplit: none), a sum over the sequences of (split chunks << 32)
-// + unsplit tiles, one kv head, reduced over the plan's threads (uniform).
+// first of equal estimates wins. A candidate's units (split size c,
+// kNoSplit: none) are a sum over the sequences of (split chunks << 32) +
+// unsplit tiles, one kv head (seq_units); SplitSearch prices one,
+// pick_candidate chooses among them, all at once.
 // units::SPLIT_CANDIDATES: 1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64 chunks.
 constexpr int kNumSplitCandidates = 12;
 __device__ __forceinline__ int split_candidate(int i) {
@@ -249,59 +256,185 @@ __device__ __forceinline__ bool row_split_possible(int nb_max, int q_max) {
   return kBM <= 128 && (long long)q_max * kGroup <= kRowMergeMaxRows && nb_max > 1 + kOneWaveChunkCostBlocks128 * 128 / kBN;
 }
 
-// A call, not inlined: inlined into the two plan builders it moved ptxas's
-// register allocation of the entry points into spills (m64, m128*); its
-// `units` capture by value, so the call needs no stack frame.
-template <int kBM, int kBN, class Units>
-__device__ __noinline__ int auto_chunk(int partial_slots, long long work, int nb_max, int q_max, Units units) {
-  constexpr int kMinChunk = 2 * kMinChunkKeys / kBN;
-  constexpr int kMinSpreadChunk = kMinChunkKeys / kBN;
-  constexpr int kMinWaveChunk = kOneWaveMinChunkKeys / kBN;
-  constexpr long long o = kUnitCostBlocks128 * 128 / kBN, os_tile = kChunkCostBlocks128 * 128 / kBN;
-  constexpr long long os_wave = kOneWaveChunkCostBlocks128 * 128 / kBN;
-  const bool fine = fine_split_possible<kBN>(nb_max);
-  const bool rows = row_split_possible<kBM, kBN>(nb_max, q_max);
-  // Nothing to split (the common case, no reduction): the first cut is too short.
-  const int c2 = (nb_max + 1) / 2;
-  if ((c2 < kMinChunk && !fine && !rows) || nb_max <= c2) return kNoSplit;
-  const long long g = max((int)gridDim.x, 1);
-  int best = kNoSplit;
-  long long best_est = LLONG_MAX;
-#pragma unroll 1
-  for (int i = 0; i < kNumSplitCandidates; ++i) {
+// units::spread_fine_possible: m64, tiles merged by fragments, and one-block
+// chunks of the longest tile would be kSpreadMergeMinChunks or more (the
+// spread merge's): chunks of one to three blocks, at most kRowSplitMaxUnits
+// units, costing kSpreadFineChunkCostBlocks128.
+constexpr int kSpreadFineChunkCostBlocks128 = 2;  // units::SPREAD_FINE_CHUNK_COST_BLOCKS128
+template <int kBM>
+__device__ __forceinline__ bool spread_fine_possible(int nb_max, int q_max) {
+  return kBM == 64 && (long long)q_max * kGroup > kRowMergeMaxRows && nb_max >= kSpreadMergeMinChunks;
+}
+
+// What the split search's candidates share (units::auto_chunk): the call's
+// shape and the tests that do not depend on the candidate; ends() and
+// estimate() are the walk's per-candidate tests and price.
+template <int kBM, int kBN>
+struct SplitSearch {
+  static constexpr int kMinChunk = 2 * kMinChunkKeys / kBN;
+  static constexpr int kMinSpreadChunk = kMinChunkKeys / kBN;
+  static constexpr int kMinWaveChunk = kOneWaveMinChunkKeys / kBN;
+  static constexpr long long o = kUnitCostBlocks128 * 128 / kBN, os_tile = kChunkCostBlocks128 * 128 / kBN;
+  static constexpr long long os_wave = kOneWaveChunkCostBlocks128 * 128 / kBN;
+  static constexpr long long os_sfine = kSpreadFineChunkCostBlocks128 * 128 / kBN;
+  int partial_slots, nb_max, q_max;
+  long long work, g;
+  bool fine, rows, sfine;
+  __device__ __forceinline__ SplitSearch(int partial_slots_, long long work_, int nb_max_, int q_max_)
+      : partial_slots(partial_slots_), nb_max(nb_max_), q_max(q_max_), work(work_), g(max((int)gridDim.x, 1)) {
+    fine = fine_split_possible<kBN>(nb_max);
+    rows = row_split_possible<kBM, kBN>(nb_max, q_max);
+    sfine = spread_fine_possible<kBM>(nb_max, q_max);
+  }
+  __device__ __forceinline__ bool nothing() const {
+    const int c2 = (nb_max + 1) / 2;
+    return (c2 < kMinChunk && !fine && !rows && !sfine) || nb_max <= c2;
+  }
+  __device__ __forceinline__ int chunk(int i) const {
     const int k = split_candidate(i);
-    const int c = k == 1 ? kNoSplit : (nb_max + k - 1) / k;
-    if (k > 1 && (c < (rows ? 1 : kMinWaveChunk) || nb_max <= c)) break;
-    const long long packed = units(c);
-    const long long split = kNumKvHeads * (packed >> 32), unsplit = kNumKvHeads * (packed & 0xffffffffll);
+    return k == 1 ? kNoSplit : (nb_max + k - 1) / k;
+  }
+  __device__ __forceinline__ bool ends(int i, int c, long long prev_n) const {
+    if (i > 0 && (c < (rows || sfine ? 1 : kMinWaveChunk) || nb_max <= c)) return true;
+    return !rows && c < kMinWaveChunk && prev_n > kRowSplitMaxUnits;
+  }
+  __device__ __forceinline__ long long estimate(int i, int c, long long split, long long unsplit) const {
+    const int k = split_candidate(i);
     const long long n = split + unsplit;
-    if (n == 0) return kNoSplit;
-    // The spread merge's calls merge at any row count and cheaply enough
-    // for chunks of kMinChunkKeys; with `fine`, any call of one wave takes
-    // chunks of kOneWaveMinChunkKeys (units::auto_chunk).
     const bool one_wave = k > 1 && n <= g;
+    // The spread merge's calls merge at any row count and cheaply enough for
+    // chunks of kMinChunkKeys; with `fine`, any call of one wave takes chunks
+    // of kOneWaveMinChunkKeys; the row split, chunks finer than that, at
+    // most kRowSplitMaxChunks a tile and kRowSplitMaxUnits in all; the
+    // spread fine split, chunks of one to three blocks the spread merge takes.
     const bool spread = kBM <= 128 && one_wave && ceil_div(nb_max, c) >= kSpreadMinChunks;
-    // The row split: chunks finer than kOneWaveMinChunkKeys, at most
-    // kRowSplitMaxChunks a tile and kRowSplitMaxUnits in all.
     const bool row = rows && one_wave;
     const bool row_fine = row && c < kMinWaveChunk;
+    const bool spread_fine = sfine && one_wave && c < kMinWaveChunk && ceil_div(nb_max, c) >= kSpreadMergeMinChunks &&
+                             n <= kRowSplitMaxUnits;
     const int most = row_fine ? kRowSplitMaxChunks : spread ? kMaxChunks : max_chunks(q_max);
-    const int least = row_fine ? 1 : fine && one_wave ? kMinWaveChunk : spread ? kMinSpreadChunk : kMinChunk;
-    if (k > 1 && (k > most || c < least || (row_fine && n > kRowSplitMaxUnits))) continue;
-    if (split > partial_slots) continue;
-    const long long os = row || (kBM <= 128 && one_wave && !spread && c < kMinChunk) ? os_wave : os_tile;
+    const int least = row_fine || spread_fine ? 1 : fine && one_wave ? kMinWaveChunk : spread ? kMinSpreadChunk : kMinChunk;
+    if (k > 1 && (k > most || c < least || (row_fine && n > kRowSplitMaxUnits))) return LLONG_MAX;
+    if (split > partial_slots) return LLONG_MAX;
+    const long long os = spread_fine ? os_sfine
+                         : row || (kBM <= 128 && one_wave && !spread && c < kMinChunk) ? os_wave
+                                                                                         : os_tile;
     const long long cost = work + o * n + os * split;
     const long long longest = k == 1 ? nb_max + o : (long long)ceil_div(nb_max, ceil_div(nb_max, c)) + o + os;
-    const long long est = max(longest, (n + g - 1) / g * cost / n);
-    if (est < best_est) {
-      best = c;
-      best_est = est;
-    }
+    return max(longest, (n + g - 1) / g * cost / n);
   }
-  return best;
+};
+
+// The candidates' choice, a lane a candidate (lane i < kNumSplitCandidates
+// holds units(split_candidate(i)), packed as (split chunks << 32) + unsplit
+// tiles, one kv head): the candidate units::auto_chunk's walk picks. The
+// walk stops at the first candidate that ends it (ends() reads the previous
+// candidate's unit count, a shuffle here), and of those before it the first
+// least estimate wins, so every candidate is priced at once instead of one
+// after another (each estimate is a chain of divisions: walked serially by
+// one warp, 12 of them held a split call's first unit back 7-13 us).
+// Called by a whole warp (every lane shuffles: a lane that skips a
+// full-mask shuffle hangs the others); warp-uniform result.
+template <int kBM, int kBN>
+__device__ __forceinline__ int pick_candidate(const SplitSearch<kBM, kBN>& ss, long long packed) {
+  static_assert(kNumSplitCandidates <= 32, "a lane a candidate");
+  const int lane = threadIdx.x & 31, i = min(lane, kNumSplitCandidates - 1);
+  const int c = ss.chunk(i);
+  const long long split = kNumKvHeads * (packed >> 32), unsplit = kNumKvHeads * (packed & 0xffffffffll);
+  const long long n = split + unsplit;
+  if (__shfl_sync(0xffffffffu, n, 0) == 0) return kNoSplit;  // no tiles at all (every candidate's n is 0)
+  const long long up = __shfl_up_sync(0xffffffffu, n, 1);
+  const long long prev_n = lane == 0 ? 0 : up;
+  const bool ends = lane >= kNumSplitCandidates || ss.ends(i, c, prev_n);
+  const unsigned walked = (1u << (__ffs(__ballot_sync(0xffffffffu, ends)) - 1)) - 1;  // lane 0 never ends
+  const long long est = (walked >> lane) & 1 ? ss.estimate(i, c, split, unsplit) : LLONG_MAX;
+  long long least = est;
+  CUTLASS_PRAGMA_UNROLL
+  for (int o = 16; o > 0; o >>= 1) least = min(least, __shfl_xor_sync(0xffffffffu, least, o));
+  const int first = __ffs(__ballot_sync(0xffffffffu, est == least)) - 1;  // candidate 0's estimate is finite
+  return __shfl_sync(0xffffffffu, c, first);
+}
+
+// units(c) of one sequence (SplitSearch's packed form).
+template <int kBM, int kBN>
+__device__ __forceinline__ long long seq_units(int q_len, int kv_len, int c) {
+  const SeqShape<kBM, kBN> s{q_len, kv_len};
+  return c == kNoSplit ? s.tiles() : ((long long)s.split_chunks(c) << 32) + s.unsplit(c);
+}
+
+// units::auto_chunk for the warp-built plan (batch <= kWarpPlanMaxBatch,
+// lane b holding sequence b, zero past the batch). The lanes price
+// candidates in rounds, `lanes` lanes a candidate (the batch rounded up to
+// a power of two, each lane its sequences), 32 / lanes candidates a round,
+// until a round holds a candidate that ends the walk: one round for a
+// batch of one, the walk one candidate at a time for 17-32 sequences
+// (whose walks end after a few). The measured costs (H200): a lone warp's
+// chain of divisions per sequence and candidate is ~1000 cycles, and code
+// run once costs its fetch, so the loops stay small and rolled.
+// Not inlined: inlined into the plan builders, the search moved ptxas's
+// register allocation of the entry points into spills (m64, m128*).
+template <int kBM, int kBN>
+__device__ __noinline__ int auto_chunk_warp(int partial_slots, long long work, int nb_max, int q_max, int batch,
+                                            int q_len, int kv_len) {
+  static_assert(kWarpPlanMaxBatch <= 32, "a lane a sequence");
+  const SplitSearch<kBM, kBN> ss(partial_slots, work, nb_max, q_max);
+  if (ss.nothing()) return kNoSplit;
+  const int lane = threadIdx.x & 31;
+  const int lg = 32 - __clz(batch - 1);  // log2 of `lanes` (batch >= 1)
+  const int lanes = 1 << lg, per = 32 >> lg, group = lane >> lg, j = lane & (lanes - 1);
+  long long mine = 0, last_n = 0;  // mine: lane i's candidate's units; last_n: the round's last candidate's
+#pragma unroll 1
+  for (int i0 = 0; i0 < kNumSplitCandidates; i0 += per) {
+    const int i = i0 + group;
+    const int c = ss.chunk(min(i, kNumSplitCandidates - 1));
+    long long v = 0;
+#pragma unroll 1
+    for (int b0 = 0; b0 < batch; b0 += lanes)  // uniform trip count: the loop shuffles
+      v += seq_units<kBM, kBN>(__shfl_sync(0xffffffffu, q_len, b0 + j), __shfl_sync(0xffffffffu, kv_len, b0 + j), c);
+#pragma unroll 1
+    for (int o = lanes >> 1; o > 0; o >>= 1) v += __shfl_xor_sync(0xffffffffu, v, o);
+    const long long t = __shfl_sync(0xffffffffu, v, ((lane - i0) & (per - 1)) << lg);
+    if (lane >= i0 && lane < i0 + per) mine = t;
+    const long long n = kNumKvHeads * ((v >> 32) + (v & 0xffffffffll));
+    const long long up = __shfl_up_sync(0xffffffffu, n, lanes);
+    const bool ends = i >= kNumSplitCandidates || ss.ends(i, c, group == 0 ? last_n : up);
+    last_n = __shfl_sync(0xffffffffu, n, (per - 1) << lg);
+    if (__any_sync(0xffffffffu, ends)) break;
+  }
+  return pick_candidate(ss, mine);
+}
+
+// units::auto_chunk for the plan the whole CTA builds (batch up to
+// Plan::kMax, the sequences in shared memory): warp w sums candidates w,
+// w + kThreads / 32, ... over every sequence, a lane a sequence, into
+// red[i]; warp 0 picks. Every thread calls it (block barriers); red[]
+// holds at least kNumSplitCandidates + 1 values.
+template <int kThreads, int kBM, int kBN>
+__device__ __noinline__ int auto_chunk_block(int partial_slots, long long work, int nb_max, int q_max, int batch,
+                                             const SeqRange* s_range, long long* red) {
+  const SplitSearch<kBM, kBN> ss(partial_slots, work, nb_max, q_max);
+  if (ss.nothing()) return kNoSplit;  // uniform: its inputs are block reductions
+  const int lane = threadIdx.x & 31, warp = threadIdx.x / 32;
+  __syncthreads();  // red[] free (the reductions before read it)
+#pragma unroll 1
+  for (int i = warp; i < kNumSplitCandidates; i += kThreads / 32) {
+    const int c = ss.chunk(i);
+    long long v = 0;
+#pragma unroll 1
+    for (int b = lane; b < batch; b += 32) v += seq_units<kBM, kBN>(s_range[b].q_len, s_range[b].kv_len, c);
+    v = warp_sum(v);
+    if (lane == 0) red[i] = v;
+  }
+  __syncthreads();
+  if (warp == 0) {
+    const int chunk = pick_candidate(ss, lane < kNumSplitCandidates ? red[lane] : 0);
+    if (lane == 0) red[kNumSplitCandidates] = chunk;
+  }
+  __syncthreads();
+  return (int)red[kNumSplitCandidates];  // the next writer of red[] waits at a barrier first (block_sum)
 }
 __device__ __forceinline__ int initial_chunk(const Params& p) {
-  return p.split_blocks < 0 ? kNoSplit : p.split_blocks;  // forced (auto: auto_chunk)
+  return p.split_blocks < 0 ? kNoSplit : p.split_blocks;  // forced (auto: auto_chunk_warp / _block)
 }
 
 // Builds the plan with all kThreads threads of the CTA (called by every
@@ -311,6 +444,7 @@ __device__ void build_plan(const Params& p, Plan& pl, int* scratch) {
   using Shape = SeqShape<kBM, kBN>;
   constexpr int kMax = Plan::kMax;
   static_assert(kThreads / 32 <= sizeof(Plan::red) / sizeof(long long), "a reduction slot per warp (m192: 16)");
+  static_assert(kNumSplitCandidates + 1 <= sizeof(Plan::red) / sizeof(long long), "auto_chunk_block's sums");
   const int tid = threadIdx.x, batch = p.batch;
   if (batch > kMax || batch <= 0) {
     if (tid < 32) set_fixed_order(p, pl);
@@ -336,23 +470,16 @@ __device__ void build_plan(const Params& p, Plan& pl, int* scratch) {
   int chunk = initial_chunk(p);
   if (p.split_blocks == 0) {
     q_max = (int)block_max<kThreads>(q_max, pl.red);
-    chunk = auto_chunk<kBM, kBN>(p.partial_slots, work, nb_max, q_max, [tid, batch, s_range, red = pl.red](int c) {
-      long long v = 0;
-      for (int b = tid; b < batch; b += kThreads) {
-        const Shape s{s_range[b].q_len, s_range[b].kv_len};
-        v += c == kNoSplit ? s.tiles() : ((long long)s.split_chunks(c) << 32) + s.unsplit(c);
-      }
-      return block_sum<kThreads>(v, red);
-    });
-  }
-  long long n_split;
-  for (;;) {  // double the chunk until the split units fit the merge slots
-    long long n1 = 0;
-    if (chunk != kNoSplit)
+    chunk = auto_chunk_block<kThreads, kBM, kBN>(p.partial_slots, work, nb_max, q_max, batch, s_range, pl.red);
+  } else {
+    // A forced split size, doubled until the split units fit the merge
+    // slots (the automatic one fits: its estimate rejects the others).
+    while (chunk != kNoSplit) {
+      long long n1 = 0;
       for (int b = tid; b < batch; b += kThreads) n1 += Shape{s_range[b].q_len, s_range[b].kv_len}.split_chunks(chunk);
-    n_split = kNumKvHeads * block_sum<kThreads>(n1, pl.red);
-    if (n_split <= p.partial_slots) break;
-    chunk = chunk > kNoSplit / 4 ? kNoSplit : chunk * 2;
+      if (kNumKvHeads * block_sum<kThreads>(n1, pl.red) <= p.partial_slots) break;
+      chunk = chunk > kNoSplit / 4 ? kNoSplit : chunk * 2;
+    }
   }
   // Rank: decreasing key blocks, then index (a stable sort by counting).
   for (int b = tid; b < batch; b += kThreads) {
@@ -418,17 +545,11 @@ __device__ void build_plan(const Params& p, Plan& pl, int* scratch) {
     pl.pre_split[batch] = ea;
     pl.pre_tiles[batch] = eu;
     pl.chunk = chunk;
-    pl.n_split = (int)n_split;
-    pl.n_units = (int)n_split + kNumKvHeads * eu;
+    pl.n_split = kNumKvHeads * ea;
+    pl.n_units = kNumKvHeads * (ea + eu);
     pl.planned = 1;
   }
   __syncthreads();
-}
-
-__device__ __forceinline__ long long warp_sum(long long x) {
-  CUTLASS_PRAGMA_UNROLL
-  for (int o = 16; o > 0; o >>= 1) x += __shfl_xor_sync(0xffffffffu, x, o);
-  return x;
 }
 
 // The same plan built by one warp, lane b for sequence b (batch <=
@@ -452,19 +573,15 @@ __device__ void build_plan_warp(const Params& p, Plan& pl) {
     int q_max = real ? r.q_len : 0;
     CUTLASS_PRAGMA_UNROLL
     for (int o = 16; o > 0; o >>= 1) q_max = max(q_max, __shfl_xor_sync(0xffffffffu, q_max, o));
-    chunk = auto_chunk<kBM, kBN>(p.partial_slots, work, nb_max, q_max, [real, s](int c) {
-      const long long v = !real ? 0 : c == kNoSplit ? s.tiles() : ((long long)s.split_chunks(c) << 32) + s.unsplit(c);
-      return warp_sum(v);
-    });
+    chunk = auto_chunk_warp<kBM, kBN>(p.partial_slots, work, nb_max, q_max, batch, r.q_len, r.kv_len);
+  } else {
+    // A forced split size, doubled until the split units fit the merge
+    // slots (the automatic one fits: its estimate rejects the others).
+    while (chunk != kNoSplit && kNumKvHeads * warp_sum(real ? s.split_chunks(chunk) : 0) > p.partial_slots)
+      chunk = chunk > kNoSplit / 4 ? kNoSplit : chunk * 2;
   }
-  long long n_split;
-  for (;;) {
-    n_split = kNumKvHeads * warp_sum(real && chunk != kNoSplit ? s.split_chunks(chunk) : 0);
-    if (n_split <= p.partial_slots) break;
-    chunk = chunk > kNoSplit / 4 ? kNoSplit : chunk * 2;
-  }
-  const int a = real && chunk != kNoSplit ? (int)s.split_chunks(chunk) : 0;
-  const int u = real ? (chunk == kNoSplit ? s.tiles() : s.unsplit(chunk)) : 0;
+  const long long units = real ? seq_units<kBM, kBN>(r.q_len, r.kv_len, chunk) : 0;
+  const int a = (int)(units >> 32), u = (int)(units & 0xffffffffll);
   // Rank (decreasing key blocks, then index) and the exclusive prefixes in
   // rank order, by one pass over the lanes.
   int rank = 0, pa = 0, pu = 0, ta = 0, tu = 0;
@@ -488,8 +605,8 @@ __device__ void build_plan_warp(const Params& p, Plan& pl) {
     pl.pre_split[batch] = ta;
     pl.pre_tiles[batch] = tu;
     pl.chunk = chunk;
-    pl.n_split = (int)n_split;
-    pl.n_units = (int)n_split + kNumKvHeads * tu;
+    pl.n_split = kNumKvHeads * ta;
+    pl.n_units = kNumKvHeads * (ta + tu);
     pl.planned = 1;
   }
   __syncwarp();
