@@ -269,8 +269,8 @@ EDITS = {
         ("attention.cu", "      if (lane == 0) ss.pending[it & 1] = w;",
          "      if (lane == 0) { ss.pending[it & 1] = w; asm volatile(\"\" ::\"r\"(w.state)); UC_ADD(25, uc_clock() - ucd); }"),
         # producer thread 0: the plan ready (26), from the CTA's entry
-        ("attention.cu", "      if (warp_plan) build_plan_warp<T::kBlockM, T::kBlockN>(p, ss.plan);\n    }",
-         "      if (warp_plan) build_plan_warp<T::kBlockM, T::kBlockN>(p, ss.plan);\n"
+        ("attention.cu", "      if (warp_plan) build_plan_warp<T::kBlockM, T::kBlockN>(p, ss.plan, seqs, chunk);\n    }",
+         "      if (warp_plan) build_plan_warp<T::kBlockM, T::kBlockN>(p, ss.plan, seqs, chunk);\n"
          "      if (threadIdx.x == 0) UC_ADD(26, uc_clock() - uc_t0_ref());\n    }"),
         # the epilogue of consumer thread 0: first barrier (19), staging and second barrier (20), copies (21)
         ("attn/epilogue.cuh", "  int rows_total = w.q_len * kGroup;",

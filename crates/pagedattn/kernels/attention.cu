@@ -301,9 +301,9 @@ __device__ __forceinline__ void attention(const Params& p) {
   auto& ss = *reinterpret_cast<typename T::SharedStorage*>(smem_buf);
   init_barriers<T>(ss);
   // The plan: copied from one the host made (p.plan), or built here, a
-  // small batch's by the warp that decodes the units alone, a larger one's
-  // by the whole CTA (its per-sequence scratch in the K ring, not yet in
-  // use).
+  // small batch's by the warp that decodes the units (its split search on
+  // the producer warpgroup), a larger one's by the whole CTA (its
+  // per-sequence scratch in the K ring, not yet in use).
   // A small batch's host plan comes in the parameters (direct calls too:
   // their units then come in the plan's order, and no indptr is read
   // before the first loads).
@@ -315,11 +315,22 @@ __device__ __forceinline__ void attention(const Params& p) {
   const int warp = threadIdx.x / 32;
   if (warp / 4 == kProducerWarpgroup) {
     cutlass::arch::warpgroup_reg_dealloc<T::kProducerRegs>();
+    // A warp-built plan's split search runs on the producer warpgroup,
+    // its choice in warp 0, which builds the rest alone.
+    WarpPlanSeqs<T::kBlockM, T::kBlockN> seqs{};
+    int chunk = kNoSplit;
+    if (!kDirect && warp_plan) {
+      seqs = WarpPlanSeqs<T::kBlockM, T::kBlockN>(p);
+      chunk = p.split_blocks != 0 ? initial_chunk(p)
+                                  : auto_chunk_warps<T::kProducerThreads, T::kBlockM, T::kBlockN>(
+                                        p.partial_slots, seqs.work, seqs.nb_max, seqs.q_max, p.batch, seqs.r.q_len,
+                                        seqs.r.kv_len, ss.plan.red);
+    }
     if (warp == kProducerWarp0) {
       if (inline_plan) load_plan_params(p, ss.plan);
       else if (kDirect) set_fixed_order(p, ss.plan);
       if (host_plan) load_plan_warp(p, ss.plan);
-      if (warp_plan) build_plan_warp<T::kBlockM, T::kBlockN>(p, ss.plan);
+      if (warp_plan) build_plan_warp<T::kBlockM, T::kBlockN>(p, ss.plan, seqs, chunk);
     }
     producer<T, kDirect>(p, ss);
   } else {

@@ -212,7 +212,7 @@ pub const CHUNK_COST_BLOCKS128: i64 = 4;
 /// The first of equal estimates (the fewer chunks) wins.
 /// Kernel: `SplitSearch` and `pick_candidate` (`kernels/attn/scheduler.cuh`),
 /// the same integer arithmetic; there every candidate reached is priced at
-/// once (`auto_chunk_warp`, `auto_chunk_block`), the same choice as this walk.
+/// once (`auto_chunk_warps`, `auto_chunk_block`), the same choice as this walk.
 pub fn auto_chunk(
     config: TileConfig,
     work: i64,

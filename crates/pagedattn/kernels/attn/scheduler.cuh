@@ -19,6 +19,7 @@
 #include <cstddef>
 #include <cstdint>
 #include "attn/params.cuh"
+#include "attn/warp_roles.cuh"
 
 namespace pagedattn {
 
@@ -362,29 +363,61 @@ __device__ __forceinline__ long long seq_units(int q_len, int kv_len, int c) {
   return c == kNoSplit ? s.tiles() : ((long long)s.split_chunks(c) << 32) + s.unsplit(c);
 }
 
-// units::auto_chunk for the warp-built plan (batch <= kWarpPlanMaxBatch,
-// lane b holding sequence b, zero past the batch). The lanes price
-// candidates in rounds, `lanes` lanes a candidate (the batch rounded up to
-// a power of two, each lane its sequences), 32 / lanes candidates a round,
-// until a round holds a candidate that ends the walk: one round for a
-// batch of one, the walk one candidate at a time for 17-32 sequences
-// (whose walks end after a few). The measured costs (H200): a lone warp's
-// chain of divisions per sequence and candidate is ~1000 cycles, and code
-// run once costs its fetch, so the loops stay small and rolled.
-// Not inlined: inlined into the plan builders, the search moved ptxas's
-// register allocation of the entry points into spills (m64, m128*).
+// The sequences of a warp-built plan (batch <= kWarpPlanMaxBatch), lane b
+// holding sequence b (zero past the batch), and the call's totals the
+// split search reads. Every producer warp loads them (the search runs on
+// all four); producer warp 0 builds the plan from its copy.
 template <int kBM, int kBN>
-__device__ __noinline__ int auto_chunk_warp(int partial_slots, long long work, int nb_max, int q_max, int batch,
-                                            int q_len, int kv_len) {
-  static_assert(kWarpPlanMaxBatch <= 32, "a lane a sequence");
+struct WarpPlanSeqs {
+  SeqRange r;
+  int nb;  // key blocks of the longest tile (-1 past the batch: ranks last)
+  long long work;
+  int nb_max, q_max;
+  __device__ __forceinline__ WarpPlanSeqs() : r{0, 0, 0, 0}, nb(-1), work(0), nb_max(0), q_max(0) {}
+  __device__ __forceinline__ explicit WarpPlanSeqs(const Params& p) : r{0, 0, 0, 0} {
+    static_assert(kWarpPlanMaxBatch <= 32, "a lane a sequence");
+    const int b = threadIdx.x & 31;
+    const bool real = b < p.batch;
+    if (real) r = load_seq(p, b);
+    const SeqShape<kBM, kBN> s{r.q_len, r.kv_len};
+    nb = real ? s.max_blocks() : -1;
+    work = kNumKvHeads * warp_sum(real ? s.total_blocks() : 0);
+    nb_max = nb;
+    q_max = r.q_len;
+    CUTLASS_PRAGMA_UNROLL
+    for (int o = 16; o > 0; o >>= 1) {
+      nb_max = max(nb_max, __shfl_xor_sync(0xffffffffu, nb_max, o));
+      q_max = max(q_max, __shfl_xor_sync(0xffffffffu, q_max, o));
+    }
+  }
+};
+
+// units::auto_chunk for the warp-built plan, on the kThreads / 32 warps of
+// the producer warpgroup (each with its WarpPlanSeqs). The candidates go in
+// rounds of `per` a warp, `lanes` lanes a candidate (the batch rounded up
+// to a power of two, each lane its sequences), the rounds dealt to the
+// warps in turn; each candidate's units go to red[i], and after the
+// warpgroup's barrier every warp picks (the same choice; producer warp 0,
+// the plan's builder, uses it). One round for up to 2 sequences, one
+// round a warp up to 8, three for 17-32 (one warp walking them took up to
+// twelve: a lone warp's chain of divisions is ~1000 cycles a candidate,
+// H200). Every candidate is priced (no early end: the rounds run side by
+// side); the consumer warps stay out, so their code's first fetch still
+// overlaps the plan (on every warp, 4-sequence calls were 0.4 us slower).
+// Called by every producer thread; ss.nothing() is the same in every warp,
+// so either all take the barrier or none. Not inlined: inlined into the
+// entry points, the search moved ptxas's register allocation into spills.
+template <int kThreads, int kBM, int kBN>
+__device__ __noinline__ int auto_chunk_warps(int partial_slots, long long work, int nb_max, int q_max, int batch,
+                                             int q_len, int kv_len, long long* red) {
+  static_assert(kNumSplitCandidates <= sizeof(PlanStorage<1>::red) / sizeof(long long), "the sums' slots");
   const SplitSearch<kBM, kBN> ss(partial_slots, work, nb_max, q_max);
   if (ss.nothing()) return kNoSplit;
-  const int lane = threadIdx.x & 31;
+  const int lane = threadIdx.x & 31, warp = threadIdx.x / 32;
   const int lg = 32 - __clz(batch - 1);  // log2 of `lanes` (batch >= 1)
   const int lanes = 1 << lg, per = 32 >> lg, group = lane >> lg, j = lane & (lanes - 1);
-  long long mine = 0, last_n = 0;  // mine: lane i's candidate's units; last_n: the round's last candidate's
 #pragma unroll 1
-  for (int i0 = 0; i0 < kNumSplitCandidates; i0 += per) {
+  for (int i0 = warp * per; i0 < kNumSplitCandidates; i0 += kThreads / 32 * per) {
     const int i = i0 + group;
     const int c = ss.chunk(min(i, kNumSplitCandidates - 1));
     long long v = 0;
@@ -393,15 +426,10 @@ __device__ __noinline__ int auto_chunk_warp(int partial_slots, long long work, i
       v += seq_units<kBM, kBN>(__shfl_sync(0xffffffffu, q_len, b0 + j), __shfl_sync(0xffffffffu, kv_len, b0 + j), c);
 #pragma unroll 1
     for (int o = lanes >> 1; o > 0; o >>= 1) v += __shfl_xor_sync(0xffffffffu, v, o);
-    const long long t = __shfl_sync(0xffffffffu, v, ((lane - i0) & (per - 1)) << lg);
-    if (lane >= i0 && lane < i0 + per) mine = t;
-    const long long n = kNumKvHeads * ((v >> 32) + (v & 0xffffffffll));
-    const long long up = __shfl_up_sync(0xffffffffu, n, lanes);
-    const bool ends = i >= kNumSplitCandidates || ss.ends(i, c, group == 0 ? last_n : up);
-    last_n = __shfl_sync(0xffffffffu, n, (per - 1) << lg);
-    if (__any_sync(0xffffffffu, ends)) break;
+    if (j == 0 && i < kNumSplitCandidates) red[i] = v;
   }
-  return pick_candidate(ss, mine);
+  named_bar_sync(kThreads, kBarProducer);
+  return pick_candidate(ss, lane < kNumSplitCandidates ? red[lane] : 0);
 }
 
 // units::auto_chunk for the plan the whole CTA builds (batch up to
@@ -434,7 +462,7 @@ __device__ __noinline__ int auto_chunk_block(int partial_slots, long long work, 
   return (int)red[kNumSplitCandidates];  // the next writer of red[] waits at a barrier first (block_sum)
 }
 __device__ __forceinline__ int initial_chunk(const Params& p) {
-  return p.split_blocks < 0 ? kNoSplit : p.split_blocks;  // forced (auto: auto_chunk_warp / _block)
+  return p.split_blocks < 0 ? kNoSplit : p.split_blocks;  // forced (auto: auto_chunk_warps / _block)
 }
 
 // Builds the plan with all kThreads threads of the CTA (called by every
@@ -553,28 +581,20 @@ __device__ void build_plan(const Params& p, Plan& pl, int* scratch) {
 }
 
 // The same plan built by one warp, lane b for sequence b (batch <=
-// kWarpPlanMaxBatch): no block barrier, so only the warp that decodes the
-// units (producer warp 0) waits for it.
+// kWarpPlanMaxBatch), from its WarpPlanSeqs and the split size the
+// producer warpgroup's search chose (auto_chunk_warps; initial_chunk when
+// forced): no block
+// barrier, so only the warp that decodes the units (producer warp 0) waits
+// for it.
 template <int kBM, int kBN, class Plan>
-__device__ void build_plan_warp(const Params& p, Plan& pl) {
+__device__ void build_plan_warp(const Params& p, Plan& pl, const WarpPlanSeqs<kBM, kBN>& sq, int chunk) {
   using Shape = SeqShape<kBM, kBN>;
   const int b = threadIdx.x & 31, batch = p.batch;
   const bool real = b < batch;
-  SeqRange r{0, 0, 0, 0};
-  if (real) r = load_seq(p, b);
+  const SeqRange r = sq.r;
   const Shape s{r.q_len, r.kv_len};
-  const int nb = real ? s.max_blocks() : -1;  // padding lanes rank last
-  const long long work = kNumKvHeads * warp_sum(real ? s.total_blocks() : 0);
-  int nb_max = nb;
-  CUTLASS_PRAGMA_UNROLL
-  for (int o = 16; o > 0; o >>= 1) nb_max = max(nb_max, __shfl_xor_sync(0xffffffffu, nb_max, o));
-  int chunk = initial_chunk(p);
-  if (p.split_blocks == 0) {
-    int q_max = real ? r.q_len : 0;
-    CUTLASS_PRAGMA_UNROLL
-    for (int o = 16; o > 0; o >>= 1) q_max = max(q_max, __shfl_xor_sync(0xffffffffu, q_max, o));
-    chunk = auto_chunk_warp<kBM, kBN>(p.partial_slots, work, nb_max, q_max, batch, r.q_len, r.kv_len);
-  } else {
+  const int nb = sq.nb;
+  if (p.split_blocks > 0) {
     // A forced split size, doubled until the split units fit the merge
     // slots (the automatic one fits: its estimate rejects the others).
     while (chunk != kNoSplit && kNumKvHeads * warp_sum(real ? s.split_chunks(chunk) : 0) > p.partial_slots)
