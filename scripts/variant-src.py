@@ -32,6 +32,9 @@ NAME (the variants behind BENCHMARKS.md "Bounds, measured"):
              of the 30th launch print them (printf) at exit: run one workload
              per process (`pagedattn bench --no-check --filter seed00`); the
              stamps and the exit counter add ~2.7 us to the call
+  plantl     timeline, and two stamps inside the warp-built plan (device
+             plan, batch <= 32): its sequences loaded and reduced, the split
+             search done (the first unit's decode is timeline's `dec`)
   novote     every unmasked block after the first kept at the reference (the
              softmax's fast path without its vote and fallback): what they
              cost (outputs wrong only where an exponential overflows)
@@ -305,6 +308,18 @@ EDITS = {
          "          warpgroup_wait<0>();"),
     ],
 }
+
+# plantl: timeline's stamps, the warp plan's two stages in slots 12 and 13,
+# printed after timeline's.
+EDITS["plantl"] = [e for e in EDITS["timeline"] if e[1] != "    consumer<T, kDirect>(p, ss);\n  }\n}"] + [
+    ("attention.cu", "    consumer<T, kDirect>(p, ss);\n  }\n}",
+     TIMELINE_EXIT.replace("| span %6lld ns\\n\",", "| seqs %6lld search %6lld | span %6lld ns\\n\",")
+     .replace("g[10] - t0, g[11] - t0, g[15] - g[14]);", "g[10] - t0, g[11] - t0, g[12] - t0, g[13] - t0, g[15] - g[14]);")),
+    ("attention.cu", "      seqs = WarpPlanSeqs<T::kBlockM, T::kBlockN>(p);",
+     "      seqs = WarpPlanSeqs<T::kBlockM, T::kBlockN>(p);\n      if (threadIdx.x == 0) TL(12);"),
+    ("attention.cu", "                                        seqs.r.kv_len, ss.plan.red);\n    }",
+     "                                        seqs.r.kv_len, ss.plan.red);\n      if (threadIdx.x == 0) TL(13);\n    }"),
+]
 
 
 def write_variant(name, dest):
