@@ -5,8 +5,11 @@
 // (attn/scheduler.cuh: tiles of kBlockM packed (token, head) rows of one
 // sequence and kv head, long tiles split into key-range chunks) handed out
 // by a ticket counter, heaviest first. Per CTA:
-//   all threads      build the plan from the indptrs (shared memory), unless
-//                    the host made it (copied by producer warp 0);
+//   all threads      build the plan from the indptrs (shared memory) for a
+//                    batch of 33+, unless the host made it (copied by
+//                    producer warp 0); up to 32 sequences warpgroup 0 builds
+//                    it (the split search on its four warps, the rest in
+//                    warp 0; roles and barrier ids: attn/warp_roles.cuh);
 //   warpgroup 0      producer: takes tickets and decodes units (warp 0),
 //                    gathers Q and K/V rows by page id (cp.async) into Q
 //                    slots and K and V rings (mbarriers; kStages and kStagesV
