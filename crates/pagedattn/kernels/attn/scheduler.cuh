@@ -583,9 +583,8 @@ __device__ void build_plan(const Params& p, Plan& pl, int* scratch) {
 // The same plan built by one warp, lane b for sequence b (batch <=
 // kWarpPlanMaxBatch), from its WarpPlanSeqs and the split size the
 // producer warpgroup's search chose (auto_chunk_warps; initial_chunk when
-// forced): no block
-// barrier, so only the warp that decodes the units (producer warp 0) waits
-// for it.
+// forced): no block barrier, so only the warp that decodes the units
+// (producer warp 0) waits for it.
 template <int kBM, int kBN, class Plan>
 __device__ void build_plan_warp(const Params& p, Plan& pl, const WarpPlanSeqs<kBM, kBN>& sq, int chunk) {
   using Shape = SeqShape<kBM, kBN>;
