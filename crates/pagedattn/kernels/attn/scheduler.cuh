@@ -402,8 +402,9 @@ struct WarpPlanSeqs {
 // round a warp up to 8, three for 17-32 (one warp walking them took up to
 // twelve: a lone warp's chain of divisions is ~1000 cycles a candidate,
 // H200). Every candidate is priced (no early end: the rounds run side by
-// side); the consumer warps stay out, so their code's first fetch still
-// overlaps the plan (on every warp, 4-sequence calls were 0.4 us slower).
+// side); the consumer warps stay out (with the search on every warp,
+// 4-sequence calls were 0.4 us slower: likely the consumers' own first
+// code fetch, which overlaps the plan, waiting behind it).
 // Called by every producer thread; ss.nothing() is the same in every warp,
 // so either all take the barrier or none. Not inlined: inlined into the
 // entry points, the search moved ptxas's register allocation into spills.
