@@ -35,6 +35,11 @@ NAME (the variants behind BENCHMARKS.md "Bounds, measured"):
   plantl     timeline, and two stamps inside the warp-built plan (device
              plan, batch <= 32): its sequences loaded and reduced, the split
              search done (the first unit's decode is timeline's `dec`)
+  searchtl   plantl, and clock stamps inside the warp plan's search and
+             build held in registers (no global read a stamp): the search's
+             entry, its sums, the warpgroup barrier, the pick; build_plan_warp's
+             units, its rank pass, its end (printed after plantl's, cycles
+             from the CTA's entry)
   novote     every unmasked block after the first kept at the reference (the
              softmax's fast path without its vote and fallback): what they
              cost (outputs wrong only where an exponential overflows)
@@ -319,6 +324,48 @@ EDITS["plantl"] = [e for e in EDITS["timeline"] if e[1] != "    consumer<T, kDir
      "      seqs = WarpPlanSeqs<T::kBlockM, T::kBlockN>(p);\n      if (threadIdx.x == 0) TL(12);"),
     ("attention.cu", "                                        seqs.r.kv_len, ss.plan.red);\n    }",
      "                                        seqs.r.kv_len, ss.plan.red);\n      if (threadIdx.x == 0) TL(13);\n    }"),
+]
+
+# searchtl: plantl, and stamps in registers inside the warp plan's search
+# and build, stored once at their end into g_st (slots 0-6).
+SEARCHTL_HEADER = r'''namespace pagedattn {
+// ---- searchtl diagnostic (variant only) ----
+__device__ long long g_st[1024][8];
+__device__ __forceinline__ long long st_clock() { long long c; asm volatile("mov.u64 %0, %%clock64;" : "=l"(c)); return c; }
+'''
+_ST_PRINT = (
+    "g[12] - t0, g[13] - t0, g[15] - g[14]);\n"
+    "        const long long* st = g_st[blockIdx.x];\n"
+    "        printf(\"ST cta %4d | search %6lld sums %6lld bar %6lld pick %6lld | build %6lld rank %6lld end %6lld cyc\\n\",\n"
+    "               (int)blockIdx.x, st[0] - t0, st[1] - t0, st[2] - t0, st[3] - t0, st[4] - t0, st[5] - t0,\n"
+    "               st[6] - t0);")
+EDITS["searchtl"] = [
+    (f, old, new.replace("g[12] - t0, g[13] - t0, g[15] - g[14]);", _ST_PRINT)) for f, old, new in EDITS["plantl"]
+] + [
+    ("attn/scheduler.cuh", "namespace pagedattn {", SEARCHTL_HEADER),
+    ("attn/scheduler.cuh",
+     "  const SplitSearch<kBM, kBN> ss(partial_slots, work, nb_max, q_max);\n  if (ss.nothing()) return kNoSplit;\n"
+     "  const int lane = threadIdx.x & 31, warp = threadIdx.x / 32;\n  const int lg",
+     "  const long long st0 = st_clock();\n"
+     "  const SplitSearch<kBM, kBN> ss(partial_slots, work, nb_max, q_max);\n  if (ss.nothing()) return kNoSplit;\n"
+     "  const int lane = threadIdx.x & 31, warp = threadIdx.x / 32;\n  const int lg"),
+    ("attn/scheduler.cuh",
+     "  named_bar_sync(kThreads, kBarProducer);\n  return pick_candidate(ss, lane < kNumSplitCandidates ? red[lane] : 0);",
+     "  const long long st1 = st_clock();\n  named_bar_sync(kThreads, kBarProducer);\n  const long long st2 = st_clock();\n"
+     "  const int st_r = pick_candidate(ss, lane < kNumSplitCandidates ? red[lane] : 0);\n"
+     "  const long long st3 = st_clock();\n"
+     "  if (threadIdx.x == 0 && blockIdx.x < 1024) { g_st[blockIdx.x][0] = st0; g_st[blockIdx.x][1] = st1;\n"
+     "    g_st[blockIdx.x][2] = st2; g_st[blockIdx.x][3] = st3; }\n  return st_r;"),
+    ("attn/scheduler.cuh",
+     "  const long long units = real ? seq_units<kBM, kBN>(r.q_len, r.kv_len, chunk) : 0;",
+     "  const long long st4 = st_clock();\n"
+     "  const long long units = real ? seq_units<kBM, kBN>(r.q_len, r.kv_len, chunk) : 0;"),
+    ("attn/scheduler.cuh", "  if (real) {\n    pl.pre_split[rank] = pa;",
+     "  const long long st5 = st_clock();\n  if (real) {\n    pl.pre_split[rank] = pa;"),
+    ("attn/scheduler.cuh", "    pl.planned = 1;\n  }\n  __syncwarp();\n}",
+     "    pl.planned = 1;\n  }\n  __syncwarp();\n"
+     "  if (threadIdx.x == 0 && blockIdx.x < 1024) { g_st[blockIdx.x][4] = st4; g_st[blockIdx.x][5] = st5;\n"
+     "    g_st[blockIdx.x][6] = st_clock(); }\n}"),
 ]
 
 
