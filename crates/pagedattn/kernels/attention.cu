@@ -8,8 +8,10 @@
 //   all threads      build the plan from the indptrs (shared memory) for a
 //                    batch of 33+, unless the host made it (copied by
 //                    producer warp 0); up to 32 sequences warpgroup 0 builds
-//                    it (the split search on its four warps, the rest in
-//                    warp 0; roles and barrier ids: attn/warp_roles.cuh);
+//                    it (the split search on its four warps, skipped when
+//                    the workspace's memo holds the last such call's choice
+//                    for these lengths; the rest in warp 0; roles and
+//                    barrier ids: attn/warp_roles.cuh);
 //   warpgroup 0      producer: takes tickets and decodes units (warp 0),
 //                    gathers Q and K/V rows by page id (cp.async) into Q
 //                    slots and K and V rings (mbarriers; kStages and kStagesV
@@ -155,8 +157,10 @@ __device__ __forceinline__ void producer_copy_out(const Params& p, typename T::S
 // the ring's depth, so the next unit's Q and first blocks load under this
 // unit's last blocks and epilogue. kDirect: a unit per CTA at most (its
 // first ticket; the second is past the units), so no ticket is claimed.
-template <class T, bool kDirect>
-__device__ __forceinline__ void producer(const Params& p, typename T::SharedStorage& ss) {
+// on_done runs once the units are out, before the last copy-out waits for
+// the consumers.
+template <class T, bool kDirect, class OnDone>
+__device__ __forceinline__ void producer(const Params& p, typename T::SharedStorage& ss, const OnDone& on_done) {
   const GatherLoader<T> loader(threadIdx.x);
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
   int raw_ticket = 0;  // thread 0: the counter's value for the next unit
@@ -202,6 +206,7 @@ __device__ __forceinline__ void producer(const Params& p, typename T::SharedStor
     if (w.state == kUnitDone) {
       mbar_arrive(&ss.q_full[slot]);
       if (threadIdx.x == 0) mbar_arrive(&ss.q_full[slot]);
+      on_done();
       if constexpr (kCopyOut) {
         // The other slot holds the last unit this CTA ran: its rows are
         // staged once the consumers release it (occupant m = slot_iter - 2;
@@ -320,11 +325,20 @@ __device__ __forceinline__ void attention(const Params& p) {
     cutlass::arch::warpgroup_reg_dealloc<T::kProducerRegs>();
     // A warp-built plan's split search runs on the producer warpgroup,
     // its choice in warp 0, which builds the rest alone.
+    // With the automatic split, the memo of the last such call's choice
+    // may hold this call's (attn/scheduler.cuh, PlanMemo).
     WarpPlanSeqs<T::kBlockM, T::kBlockN> seqs{};
+    using Memo = PlanMemo<T::kBlockM, T::kBlockN>;
+    Memo memo;
+    const bool use_memo = !kDirect && warp_plan && p.split_blocks == 0;
+    long long* memo_hit = &ss.plan.red[kNumSplitCandidates];  // past the search's sums
     int chunk = kNoSplit;
     if (!kDirect && warp_plan) {
+      if (use_memo) memo.load(p);
       seqs = WarpPlanSeqs<T::kBlockM, T::kBlockN>(p);
+      if (use_memo) memo.check(p, seqs.r, T::kProducerThreads / 32 * (int)gridDim.x, memo_hit);
       chunk = p.split_blocks != 0 ? initial_chunk(p)
+              : memo.hit          ? memo.chunk
                                   : auto_chunk_warps<T::kProducerThreads, T::kBlockM, T::kBlockN>(
                                         p.partial_slots, seqs.work, seqs.nb_max, seqs.q_max, p.batch, seqs.r.q_len,
                                         seqs.r.kv_len, ss.plan.red);
@@ -335,7 +349,9 @@ __device__ __forceinline__ void attention(const Params& p) {
       if (host_plan) load_plan_warp(p, ss.plan);
       if (warp_plan) build_plan_warp<T::kBlockM, T::kBlockN>(p, ss.plan, seqs, chunk);
     }
-    producer<T, kDirect>(p, ss);
+    producer<T, kDirect>(p, ss, [&] {
+      if (use_memo) Memo::finish(p, ss.plan, memo_hit);
+    });
   } else {
     cutlass::arch::warpgroup_reg_alloc<T::kConsumerRegs>();
     if (warp == 4) {  // first consumer warp: this CTA's share of the indptr check

@@ -640,6 +640,111 @@ fn host_plan_launch_matches_device_plan() {
     );
 }
 
+/// The warp-built plan's memo (device plan, automatic split, up to 32
+/// sequences): calls sharing one workspace, in an order that hits it (the
+/// same lengths again, also with other page ids and values) and misses it
+/// (other lengths, which then replace it), each bitwise equal to the same
+/// call on a fresh workspace (whose plan the search made), poisoned outputs
+/// before each; a graph replayed with the memo warm too.
+#[test]
+#[ignore = "needs a Hopper GPU (run with --ignored on the GPU machine)"]
+fn plan_memo_hits_match_the_search() {
+    let b = gpu!("plan_memo_hits_match_the_search");
+    let seed = run_seed();
+    let stream: &Arc<_> = b.stream();
+    let seeds = embedded_seed().unwrap();
+    // A: one sequence, not split; B: m64's spread fine split; C: one query
+    // over 4096 keys (split); D: 29 sequences (seed17); A2 and C2: A's and
+    // C's lengths with their pages reversed.
+    let a = seeds[11].clone();
+    let mut a2 = a.clone();
+    a2.kv_indices.reverse();
+    a2.name = "seed11-reversed".into();
+    let bw = from_sequences(
+        "memo-2x3-1500",
+        3100,
+        &[(3, (0..1500).collect()), (3, (1500..3000).rev().collect())],
+        default_sm_scale(),
+    );
+    let c = from_sequences(
+        "memo-1x1-4096",
+        4096,
+        &[(1, (0..4096).collect())],
+        default_sm_scale(),
+    );
+    let c2 = from_sequences(
+        "memo-1x1-4096-rev",
+        4096,
+        &[(1, (0..4096).rev().collect())],
+        default_sm_scale(),
+    );
+    let d = seeds[17].clone();
+    let cases = [&a, &bw, &c, &c2, &d, &a2];
+    let inputs: Vec<_> = cases.iter().map(|w| w.inputs(seed)).collect();
+    // Each call's output on its own fresh workspace (the search's plan).
+    let fresh: Vec<Output> = inputs
+        .iter()
+        .map(|i| run_fast(b, &i.problem()).unwrap())
+        .collect();
+    let mut bufs: Vec<DeviceBuffers> = inputs
+        .iter()
+        .map(|i| DeviceBuffers::upload(b.kernel(), stream, &i.problem()).unwrap())
+        .collect();
+    // One workspace for every call: it moves into the buffers of each call.
+    let mut shared = b.kernel().workspace(stream).unwrap();
+    let order = [0, 0, 5, 1, 1, 2, 3, 2, 4, 4, 0, 3, 3, 5];
+    for (step, &i) in order.iter().enumerate() {
+        std::mem::swap(&mut bufs[i].workspace, &mut shared);
+        bufs[i].poison(stream).unwrap();
+        bufs[i]
+            .with_views(|v, out, lse, ws| b.kernel().launch_checked(stream, v, out, lse, ws))
+            .unwrap();
+        let o = bufs[i].download(stream).unwrap();
+        std::mem::swap(&mut bufs[i].workspace, &mut shared);
+        assert!(
+            bitwise_eq(&o, &fresh[i]),
+            "step {step}: {} on the shared workspace differs from a fresh one",
+            cases[i].name
+        );
+    }
+    // A graph of C replayed after C2 (the same lengths) and after D.
+    std::mem::swap(&mut bufs[2].workspace, &mut shared);
+    stream
+        .begin_capture(
+            cudarc::driver::sys::CUstreamCaptureMode::CU_STREAM_CAPTURE_MODE_THREAD_LOCAL,
+        )
+        .unwrap();
+    bufs[2]
+        .with_views(|v, out, lse, ws| b.kernel().launch(stream, v, out, lse, ws))
+        .unwrap();
+    let graph = stream
+        .end_capture(cudarc::driver::sys::CUgraphInstantiate_flags(0))
+        .unwrap()
+        .unwrap();
+    std::mem::swap(&mut bufs[2].workspace, &mut shared);
+    for (r, other) in [3usize, 4, 3, 2].into_iter().enumerate() {
+        std::mem::swap(&mut bufs[other].workspace, &mut shared);
+        bufs[other]
+            .with_views(|v, out, lse, ws| b.kernel().launch(stream, v, out, lse, ws))
+            .unwrap();
+        std::mem::swap(&mut bufs[other].workspace, &mut shared);
+        std::mem::swap(&mut bufs[2].workspace, &mut shared);
+        bufs[2].poison(stream).unwrap();
+        graph.launch().unwrap();
+        let o = bufs[2].download(stream).unwrap();
+        std::mem::swap(&mut bufs[2].workspace, &mut shared);
+        assert!(
+            bitwise_eq(&o, &fresh[2]),
+            "graph replay {r} of {} differs",
+            cases[2].name
+        );
+    }
+    println!(
+        "plan memo: {} calls on one workspace and 4 graph replays bitwise equal to fresh workspaces",
+        order.len()
+    );
+}
+
 /// The split-KV path: tiles cut into chunks of 1, 2 or 3 key blocks (forced)
 /// and merged in the kernel, in both tile configurations, on edge cases,
 /// random batches with long cached prefixes and seed workloads; each against

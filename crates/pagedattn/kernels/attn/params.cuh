@@ -19,6 +19,9 @@ enum ErrorBits : int {
 enum WsCounter : int {
   kWsErrorFlag = 0,  // OR-ed with ErrorBits; read and cleared by the host
   kWsUnitTicket = 1, // next work unit to hand out; reset to 0 by the last CTA to take one
+  kWsMemoReads = 8,  // producer warps of this call that read the plan memo (modulo their number: 0 between calls)
+  kWsMemo = 16,      // the plan memo (attn/scheduler.cuh, PlanMemo): key, split size, lengths
+  kWsCounterInts = 128,  // WS_COUNTERS
 };
 
 // A small batch's host plan travels inside the parameters (the image of

@@ -392,6 +392,83 @@ struct WarpPlanSeqs {
   }
 };
 
+// The warp-built plan's memo (automatic split, batch <= kWarpPlanMaxBatch):
+// the split size the search chose for the last such call, in the workspace,
+// so that a call whose lengths repeat (every layer of a forward pass, a
+// benchmark's loop, a graph replayed on one batch) skips the search (1.5-3.7
+// us of a searched call on the H200). Its key is what the search reads: the
+// tile shape, grid, merge slots, batch and every sequence's (q_len, kv_len),
+// so a hit chooses what the search would (the same bits). Each producer warp
+// of every CTA reads the memo at entry and then counts itself on
+// kWsMemoReads, an increment modulo the call's readers, so the count is
+// back at 0 once every reader has read (and for the next call). Once its
+// units are out, the last CTA's producer warp 0 (in a short call the one
+// with the least work) writes the entry on a miss if it finds the count at
+// 0 (else a CTA that was not yet resident has still to read: the entry is
+// left as it was). So no reader sees its own call's write (nor a
+// torn entry), the next call (stream order) sees all of it, and no CTA
+// waits for another.
+// Layout at kWsMemo (ints): key (4), split size, 3 spare, then (q_len,
+// kv_len) per sequence.
+constexpr int kMemoLens = 8;
+static_assert(kWsMemo + kMemoLens + 2 * kWarpPlanMaxBatch <= kWsCounterInts, "the memo fits the counters");
+template <int kBM, int kBN>
+struct PlanMemo {
+  // Nonzero (a zeroed workspace holds no entry); the shape's and a version's.
+  static constexpr int kKey0 = 0x50A00000 | (1 << 16) | (kBM << 8) | kBN / 64;
+  int4 key;
+  int2 len;          // lane b: sequence b's
+  int chunk;         // the entry's split size
+  bool hit = false;  // the entry is this call's (warp-uniform)
+  // Issues the entry's loads (every lane of a producer warp), beside the
+  // sequences' own (WarpPlanSeqs) rather than after them.
+  __device__ __forceinline__ void load(const Params& p) {
+    const int lane = threadIdx.x & 31;
+    const int* m = p.ws_counters + kWsMemo;
+    key = __ldcg(reinterpret_cast<const int4*>(m));
+    chunk = __ldcg(m + 4);
+    len = lane < p.batch ? __ldcg(reinterpret_cast<const int2*>(m + kMemoLens) + lane) : make_int2(0, 0);
+  }
+  // Compares the entry with this call (lane b holding sequence b's lengths
+  // in r), keeps the outcome in *hit_slot (shared memory: a register would
+  // be held through the search's call and the units) and counts this warp
+  // as one of the call's `readers`. The vote has
+  // used every lane's loads before the count is issued, so no store the
+  // count enables can reach them: a relaxed increment (a release would
+  // fence the warp) without a result (one held through the search and the
+  // units would wait for its round trip where ptxas saves it).
+  __device__ __forceinline__ void check(const Params& p, const SeqRange& r, int readers, long long* hit_slot) {
+    const int lane = threadIdx.x & 31;
+    const bool same = key.x == kKey0 && key.y == (int)gridDim.x && key.z == p.partial_slots && key.w == p.batch &&
+                      (lane >= p.batch || (len.x == r.q_len && len.y == r.kv_len));
+    hit = __all_sync(0xffffffffu, same);
+    if (lane == 0 && threadIdx.x / 32 == kProducerWarp0) *hit_slot = hit;
+    if (lane == 0)
+      asm volatile("red.relaxed.gpu.global.inc.u32 [%0], %1;" ::"l"(p.ws_counters + kWsMemoReads), "r"(readers - 1)
+                   : "memory");
+  }
+  // In the last CTA's producer warp 0, its units out: on a miss (*hit_slot false),
+  // once every reader has read, the entry (this call's lengths, loaded again
+  // rather than held through the units, and the split size it ran).
+  template <class Plan>
+  static __device__ __forceinline__ void finish(const Params& p, const Plan& pl, const long long* hit_slot) {
+    if (blockIdx.x != gridDim.x - 1 || threadIdx.x / 32 != kProducerWarp0 || *hit_slot) return;
+    const int lane = threadIdx.x & 31;
+    unsigned reads = 0;
+    if (lane == 0)
+      asm volatile("ld.relaxed.gpu.global.u32 %0, [%1];" : "=r"(reads) : "l"(p.ws_counters + kWsMemoReads) : "memory");
+    if (__shfl_sync(0xffffffffu, reads, 0) != 0) return;  // a reader has yet to read (a later warp writes)
+    asm volatile("fence.acq_rel.gpu;" ::: "memory");
+    int* m = p.ws_counters + kWsMemo;
+    const SeqRange r = lane < p.batch ? load_seq(p, lane) : SeqRange{0, 0, 0, 0};
+    if (lane < p.batch) reinterpret_cast<int2*>(m + kMemoLens)[lane] = make_int2(r.q_len, r.kv_len);
+    if (lane == 0) {
+      *reinterpret_cast<int4*>(m) = make_int4(kKey0, (int)gridDim.x, p.partial_slots, p.batch);
+      m[4] = pl.chunk;
+    }
+  }
+};
+
 // units::auto_chunk for the warp-built plan, on the kThreads / 32 warps of
 // the producer warpgroup (each with its WarpPlanSeqs). The candidates go in
 // rounds of `per` a warp, `lanes` lanes a candidate (the batch rounded up

@@ -196,8 +196,9 @@ struct WorkspaceLayout {
     bytes: u64,
 }
 
-/// Ints at the start of a workspace (`WsCounter` in kernels/attn/params.cuh).
-const WS_COUNTERS: u64 = 64;
+/// Ints at the start of a workspace (`WsCounter` in kernels/attn/params.cuh,
+/// `kWsCounterInts`): the counters and the plan memo.
+const WS_COUNTERS: u64 = 128;
 /// Merge semaphores per slot of a configuration: one per consumer
 /// warpgroup, at least two (`kSemsPerSlot` of the kernel traits).
 fn sems_per_slot(config: TileConfig) -> u64 {
@@ -251,7 +252,10 @@ impl WorkspaceLayout {
 /// are ordered, so they never share it at the same time, and launching with
 /// a workspace on another stream is refused (`Error::WorkspaceStream`). Use
 /// one workspace per stream. Every counter in it is zero between calls (the
-/// kernel resets what it uses), so a graph that captured a launch can be
+/// kernel resets what it uses; besides them it keeps a memo of the split
+/// size its last device-built plan of up to 32 sequences chose, keyed by
+/// that call's sequence lengths, so that calls with the same lengths skip
+/// the search), so a graph that captured a launch can be
 /// replayed any number of times. Make it before capturing (allocation is not
 /// capturable).
 pub struct Workspace {
@@ -569,7 +573,8 @@ impl PagedPrefill {
     ///
     /// # Safety
     /// The memory must be device memory of this context, zeroed before the
-    /// first launch (later launches leave it zeroed), used only through this
+    /// first launch (later launches leave its counters at zero and their
+    /// plan memo, see [`Workspace`]), used only through this
     /// workspace, and outlive every launch that uses it; `stream` must be a
     /// live stream of this context.
     pub unsafe fn workspace_from_raw(
