@@ -395,7 +395,7 @@ struct WarpPlanSeqs {
 // The warp-built plan's memo (automatic split, batch <= kWarpPlanMaxBatch):
 // the split size the search chose for the last such call, in the workspace,
 // so that a call whose lengths repeat (every layer of a forward pass, a
-// benchmark's loop, a graph replayed on one batch) skips the search (1.5-3.7
+// benchmark's loop, a graph replayed on one batch) skips the search (0.3-3.7
 // us of a searched call on the H200). Its key is what the search reads: the
 // tile shape, grid, merge slots, batch and every sequence's (q_len, kv_len),
 // so a hit chooses what the search would (the same bits). Each producer warp
@@ -432,11 +432,11 @@ struct PlanMemo {
   // Compares the entry with this call (lane b holding sequence b's lengths
   // in r), keeps the outcome in *hit_slot (shared memory: a register would
   // be held through the search's call and the units) and counts this warp
-  // as one of the call's `readers`. The vote has
-  // used every lane's loads before the count is issued, so no store the
-  // count enables can reach them: a relaxed increment (a release would
-  // fence the warp) without a result (one held through the search and the
-  // units would wait for its round trip where ptxas saves it).
+  // as one of the call's `readers`. The vote has used every lane's loads
+  // before the count is issued, so no store the count enables can reach
+  // them: a relaxed increment (a release would fence the warp) without a
+  // result (one held through the search and the units would wait for its
+  // round trip where ptxas saves it).
   __device__ __forceinline__ void check(const Params& p, const SeqRange& r, int readers, long long* hit_slot) {
     const int lane = threadIdx.x & 31;
     const bool same = key.x == kKey0 && key.y == (int)gridDim.x && key.z == p.partial_slots && key.w == p.batch &&
@@ -447,9 +447,10 @@ struct PlanMemo {
       asm volatile("red.relaxed.gpu.global.inc.u32 [%0], %1;" ::"l"(p.ws_counters + kWsMemoReads), "r"(readers - 1)
                    : "memory");
   }
-  // In the last CTA's producer warp 0, its units out: on a miss (*hit_slot false),
-  // once every reader has read, the entry (this call's lengths, loaded again
-  // rather than held through the units, and the split size it ran).
+  // In the last CTA's producer warp 0, its units out: on a miss (*hit_slot
+  // false), once every reader has read, the entry (this call's lengths,
+  // loaded again rather than held through the units, and the split size it
+  // ran).
   template <class Plan>
   static __device__ __forceinline__ void finish(const Params& p, const Plan& pl, const long long* hit_slot) {
     if (blockIdx.x != gridDim.x - 1 || threadIdx.x / 32 != kProducerWarp0 || *hit_slot) return;
@@ -457,7 +458,7 @@ struct PlanMemo {
     unsigned reads = 0;
     if (lane == 0)
       asm volatile("ld.relaxed.gpu.global.u32 %0, [%1];" : "=r"(reads) : "l"(p.ws_counters + kWsMemoReads) : "memory");
-    if (__shfl_sync(0xffffffffu, reads, 0) != 0) return;  // a reader has yet to read (a later warp writes)
+    if (__shfl_sync(0xffffffffu, reads, 0) != 0) return;  // a CTA not yet resident has still to read
     asm volatile("fence.acq_rel.gpu;" ::: "memory");
     int* m = p.ws_counters + kWsMemo;
     const SeqRange r = lane < p.batch ? load_seq(p, lane) : SeqRange{0, 0, 0, 0};
