@@ -40,6 +40,9 @@ NAME (the variants behind BENCHMARKS.md "Bounds, measured"):
              entry, its sums, the warpgroup barrier, the pick; build_plan_warp's
              units, its rank pass, its end (printed after plantl's, cycles
              from the CTA's entry)
+  memomiss   the plan memo's key never matches: every device-planned call
+             of up to 32 sequences searches and rewrites the entry, as graph
+             replays with new lengths do (what a miss costs)
   novote     every unmasked block after the first kept at the reference (the
              softmax's fast path without its vote and fallback): what they
              cost (outputs wrong only where an exponential overflows)
@@ -195,6 +198,9 @@ EDITS = {
          "    release(&ss.k_empty[rk.stage]);\n    softmax_block(kAlt ? alternating_block(w, 0) : w.blk_hi - 1);\n    to_bf16();",
          "    if (ct == 0) TL(7);\n    release(&ss.k_empty[rk.stage]);\n    softmax_block(kAlt ? alternating_block(w, 0) : w.blk_hi - 1);\n"
          "    to_bf16();\n    if (ct == 0) TL(8);"),
+    ],
+    "memomiss": [
+        ("attn/scheduler.cuh", "const bool same = key.x == kKey0 &&", "const bool same = key.x == kKey0 + 1 &&"),
     ],
     "novote": [
         ("attn/mainloop.cuh", "      if (warpgroup_all(ok, kBarSoftmaxVote + cw)) {",

@@ -9,7 +9,8 @@
 # the key never matching: every call pays the miss path, as graph replays
 # with new lengths do), device plan. Carry ["dist"].
 # Builds: dist/ by scripts/dist.sh on the memo tree; dist/var/base.cubin:
-# edca88e's kernels; memomiss.cubin: the memo tree with `key.x == kKey0 + 1`.
+# edca88e's kernels; memomiss.cubin: the memo tree with `key.x == kKey0 + 1`
+# (`scripts/variant-src.py memomiss`).
 set -u
 for d in /usr/local/cuda/bin /usr/local/cuda/compute-sanitizer; do [ -d "$d" ] && PATH="$PATH:$d"; done
 OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"; t0=$(date +%s)
