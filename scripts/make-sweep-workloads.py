@@ -80,6 +80,9 @@ session). --short-decode-holdout: another 20 such calls, for checking a
 rule fitted on the first; --short-decode-holdout2: a third draw, for
 checking the rule fitted on both (the decode rule's fine-split exception),
 and --short-decode-holdout3 a fourth, after its key limit moved.
+--short-decode-holdout4 (1-96 sequences) and --decode-holdout4: fresh
+draws drawn after the decode rule's m64 split test and wide-batch limit
+were fitted (the thirtieth session), for checking them.
 
 --row-decode: 20 random decode-like calls of one or two queries a sequence
 (1-32 sequences over 320-4096 keys): the calls the row split takes
@@ -152,6 +155,8 @@ MODES = {
     "--short-decode-holdout2": ([], "dist/short-decode-holdout2.jsonl", 107, "sdecho2"),
     "--short-decode-holdout3": ([], "dist/short-decode-holdout3.jsonl", 113, "sdecho3"),
     "--row-decode": ([], "dist/row-decode.jsonl", 131, "rdec"),
+    "--short-decode-holdout4": ([], "dist/short-decode-holdout4.jsonl", 139, "sdecho4"),
+    "--decode-holdout4": ([], "dist/decode-holdout4.jsonl", 149, "decodeho4"),
 }
 # The random decode draws: mode -> (seed of the draw of shapes, the batch
 # sizes it draws from).
@@ -164,6 +169,8 @@ DECODE_DRAWS = {
     "--short-decode-holdout2": (109, [1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48]),
     "--short-decode-holdout3": (127, [1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48]),
     "--row-decode": (137, [1, 1, 2, 2, 3, 4, 6, 8, 12, 16, 24, 32]),
+    "--short-decode-holdout4": (151, [1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 96]),
+    "--decode-holdout4": (157, [1, 1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 96, 128]),
 }
 SHORT_DECODE_CALLS = 20
 

@@ -158,7 +158,14 @@ impl TileConfig {
             } else {
                 TileConfig::M128DeepV
             }
-        } else if mean_kv >= m128_from && decode_prefers_m128dv(mean_q, num_kv_indices, batch) {
+        } else if mean_kv >= m128_from
+            && decode_m128dv_for(
+                total_q,
+                num_kv_indices,
+                batch,
+                known.map(|(qo, kv, _)| (qo, kv)),
+            )
+        {
             TileConfig::M128DeepV
         } else {
             TileConfig::M64
@@ -456,7 +463,29 @@ impl HostPlan {
 /// cut (`m64_row_split_pays`): its chunks of 64-128 keys (twenty-third
 /// session, call 1, forced): one query over 512 keys on three sequences
 /// 14.1 us against m128dv's 16.9, over 1300 keys 13.0 against 16.0.
-pub fn decode_prefers_m128dv(mean_q: usize, num_kv_indices: usize, batch: usize) -> bool {
+///
+/// Refitted on the kernel of the thirtieth session (call 2: auto, m64 and
+/// m128dv over 148 decode-like calls of eight draws): below
+/// [`DECODE_M128DV_MIN_MEAN_Q`] queries a sequence, m64 wherever its
+/// automatic split cuts a tile (`m64_plan_splits`, on the call's own
+/// lengths under the host plan, on the mean lengths under the device plan):
+/// of the 30 calls the old rule left on m128dv that this moves, 26 were
+/// 4-16% faster on m64 and 4 0.4-4.6% slower (geomean 0.930); where m64
+/// does not split, its 64-key blocks double a unit's steps and m128dv was
+/// 4-10% faster. From [`DECODE_M128DV_MIN_MEAN_Q`] queries, m128dv up to
+/// [`DECODE_M128DV_MAX_BATCH_WIDE`] sequences.
+pub fn decode_prefers_m128dv(total_q: usize, num_kv_indices: usize, batch: usize) -> bool {
+    decode_m128dv_for(total_q, num_kv_indices, batch, None)
+}
+/// [`decode_prefers_m128dv`], with the call's indptrs where the host has
+/// them (m64's split is then tested on the call's own lengths).
+fn decode_m128dv_for(
+    total_q: usize,
+    num_kv_indices: usize,
+    batch: usize,
+    indptrs: Option<(&[i32], &[i32])>,
+) -> bool {
+    let mean_q = total_q / batch.max(1);
     if batch <= DECODE_SPREAD_MAX_BATCH
         && mean_q < DECODE_M128DV_MIN_MEAN_Q
         && num_kv_indices >= DECODE_SPREAD_MIN_KEYS
@@ -481,8 +510,53 @@ pub fn decode_prefers_m128dv(mean_q: usize, num_kv_indices: usize, batch: usize)
     {
         return false;
     }
+    if mean_q >= DECODE_M128DV_MIN_MEAN_Q {
+        return batch <= DECODE_M128DV_MAX_BATCH_WIDE;
+    }
     batch <= DECODE_M128DV_MAX_BATCH
-        && (mean_q >= DECODE_M128DV_MIN_MEAN_Q || num_kv_indices <= DECODE_M128DV_MAX_KEYS)
+        && num_kv_indices <= DECODE_M128DV_MAX_KEYS
+        && !m64_plan_splits(total_q, num_kv_indices, batch, indptrs)
+}
+/// Whether m64's automatic split would cut a tile of this call, on an
+/// H200's one wave of [`M64_WAVE_CTAS`] ([`decode_prefers_m128dv`]): from
+/// the call's indptrs where given, else as if its sequences all had the
+/// mean lengths (the device plan's launch, whose lengths the host does not
+/// know).
+fn m64_plan_splits(
+    total_q: usize,
+    num_kv_indices: usize,
+    batch: usize,
+    indptrs: Option<(&[i32], &[i32])>,
+) -> bool {
+    use crate::units::{launch_grid, merge_slots, plan_splits, PlanInputs};
+    let (Ok(q), Ok(kv)) = (i32::try_from(total_q), i32::try_from(num_kv_indices)) else {
+        return false;
+    };
+    let dims = crate::problem::Dims::new(total_q, num_kv_indices, batch, num_kv_indices);
+    let Some((grid, false)) = launch_grid(
+        TileConfig::M64,
+        &dims,
+        SplitPolicy::Auto,
+        M64_WAVE_CTAS as u64,
+    ) else {
+        return false;
+    };
+    let at = |total: i32, b: usize| (total as i64 * b as i64 / batch.max(1) as i64) as i32;
+    let uniform = |total: i32| -> Vec<i32> { (0..=batch).map(|b| at(total, b)).collect() };
+    let (qo, kvp) = match indptrs {
+        Some((qo, kvp)) => (qo.to_vec(), kvp.to_vec()),
+        None => (uniform(q), uniform(kv)),
+    };
+    plan_splits(&PlanInputs {
+        config: TileConfig::M64,
+        qo_indptr: &qo,
+        kv_indptr: &kvp,
+        total_q,
+        num_kv_indices,
+        grid: grid as usize,
+        split: SplitPolicy::Auto,
+        partial_slots: merge_slots(TileConfig::M64, M192_WAVE_CTAS),
+    })
 }
 /// Most sequences of a decode-like call that m64's spread merge takes over
 /// `M128DeepV` ([`decode_prefers_m128dv`]).
@@ -519,8 +593,17 @@ fn m64_row_split_pays(tiles: i64, blocks: i64) -> bool {
     let cost = ONE_WAVE_CHUNK_COST_BLOCKS128 * 128 / TileConfig::M64.block_n() as i64;
     chunks >= 2 && (blocks + chunks - 1) / chunks + cost < blocks
 }
-/// Most sequences a decode-like call may have for `M128DeepV` ([`decode_prefers_m128dv`]).
+/// Most sequences a decode-like call of fewer than
+/// [`DECODE_M128DV_MIN_MEAN_Q`] queries a sequence may have for `M128DeepV`
+/// ([`decode_prefers_m128dv`]).
 pub const DECODE_M128DV_MAX_BATCH: usize = 32;
+/// Most sequences a decode-like call of [`DECODE_M128DV_MIN_MEAN_Q`] or
+/// more queries a sequence may have for `M128DeepV`: as many as its plan
+/// holds ([`M128_DEEP_MAX_BATCH`]; thirtieth session, call 2: 48
+/// sequences of 15 queries over 512 keys 8% faster than on m64, whose
+/// 64-row tiles read each key twice; 96 and 128 sequences of 12-15
+/// queries over 1024 keys, forced onto m128dv without its plan, 16%).
+pub const DECODE_M128DV_MAX_BATCH_WIDE: usize = M128_DEEP_MAX_BATCH;
 /// Queries a sequence from which a decode-like call's m64 tiles (64 rows: 10
 /// queries of 6 heads) would read each key twice ([`decode_prefers_m128dv`]).
 pub const DECODE_M128DV_MIN_MEAN_Q: usize = 11;
@@ -659,13 +742,13 @@ mod tests {
             (1, 32768, 1, TileConfig::M64),
             (8, 65536, 1, TileConfig::M64),
             (3, 36000, 3, TileConfig::M64),
-            (1, 16384, 1, TileConfig::M128DeepV),
+            (1, 16384, 1, TileConfig::M64),
             (2 * 6, 24000, 2, TileConfig::M64),
             (11, 32768, 1, TileConfig::M128DeepV),
-            (4 * 8, 65536, 4, TileConfig::M128DeepV),
+            (4 * 8, 65536, 4, TileConfig::M64),
             (1, 131072, 1, TileConfig::M64),
             (4, 131072, 4, TileConfig::M64),
-            (8 * 3, 8 * 3000, 8, TileConfig::M128DeepV),
+            (8 * 3, 8 * 3000, 8, TileConfig::M64),
             (8 * 12, 8 * 8192, 8, TileConfig::M128DeepV),
             (64 * 3, 64 * 1024, 64, TileConfig::M64),
             (32 * 4, 32 * 8192, 32, TileConfig::M64),
@@ -674,7 +757,7 @@ mod tests {
             // keys a sequence, tiles twice over in 264 CTAs.
             (1, 1300, 1, TileConfig::M64),
             (1, 2048, 1, TileConfig::M64),
-            (1, 2049, 1, TileConfig::M128DeepV),
+            (1, 2049, 1, TileConfig::M64),
             // m64's row split: one or two queries over fewer keys whose m64
             // tiles it would cut (1-block chunks and their cost shorter).
             (1, 768, 1, TileConfig::M64),
@@ -686,6 +769,15 @@ mod tests {
             (11 * 3, 11 * 1000, 11, TileConfig::M64),
             (24 * 4, 24 * 1500, 24, TileConfig::M64),
             (24 * 15, 24 * 2048, 24, TileConfig::M128DeepV),
+            // Below 11 queries, m64 wherever its split cuts a tile (above:
+            // one query over 16384 keys, 8 x 3 over 3000, 4 x 8 over 16384,
+            // one over 2049); where it does not, m128dv's 128-key blocks.
+            (8, 8 * 384, 8, TileConfig::M128DeepV),
+            (12, 12 * 512, 12, TileConfig::M128DeepV),
+            // From 11 queries, m128dv up to the 64 sequences of its plan.
+            (48 * 15, 48 * 512, 48, TileConfig::M128DeepV),
+            (64 * 12, 64 * 1024, 64, TileConfig::M128DeepV),
+            (65 * 12, 65 * 1024, 65, TileConfig::M64),
         ] {
             assert_eq!(TileConfig::choose(q, kv, b), want, "{q} {kv} {b}");
         }

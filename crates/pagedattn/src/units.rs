@@ -872,6 +872,13 @@ fn seq_range(qo: &[i32], kv: &[i32], b: usize, total_q: usize, num_kv_indices: u
     }
 }
 
+/// Whether the automatic split of this call's plan cuts any tile (the split
+/// size alone, without listing the units: what [`UnitPlan::new`] would give
+/// as `split_units > 0`).
+pub fn plan_splits(inp: &PlanInputs<'_>) -> bool {
+    Schedule::new(inp).is_some_and(|s| s.split_units > 0)
+}
+
 impl UnitPlan {
     /// The plan the kernel builds for this call.
     pub fn new(inp: &PlanInputs<'_>) -> UnitPlan {
