@@ -473,7 +473,8 @@ impl HostPlan {
 /// 4-16% faster on m64 and 4 0.4-4.6% slower (geomean 0.930); where m64
 /// does not split, its 64-key blocks double a unit's steps and m128dv was
 /// 4-10% faster. From [`DECODE_M128DV_MIN_MEAN_Q`] queries, m128dv up to
-/// [`DECODE_M128DV_MAX_BATCH_WIDE`] sequences.
+/// [`DECODE_M128DV_MAX_BATCH_WIDE`] sequences, but for one sequence of at
+/// most [`DECODE_SINGLE_M64_MAX_KEYS`] keys (call 7).
 pub fn decode_prefers_m128dv(total_q: usize, num_kv_indices: usize, batch: usize) -> bool {
     decode_m128dv_for(total_q, num_kv_indices, batch, None)
 }
@@ -511,7 +512,10 @@ fn decode_m128dv_for(
         return false;
     }
     if mean_q >= DECODE_M128DV_MIN_MEAN_Q {
-        return batch <= DECODE_M128DV_MAX_BATCH_WIDE;
+        // One sequence: its few 128-row tiles leave most SMs idle, m64's
+        // twice as many (each key read twice) fill them.
+        let single_m64 = batch == 1 && num_kv_indices <= DECODE_SINGLE_M64_MAX_KEYS;
+        return batch <= DECODE_M128DV_MAX_BATCH_WIDE && !single_m64;
     }
     batch <= DECODE_M128DV_MAX_BATCH
         && num_kv_indices <= DECODE_M128DV_MAX_KEYS
@@ -604,6 +608,14 @@ pub const DECODE_M128DV_MAX_BATCH: usize = 32;
 /// 64-row tiles read each key twice; 96 and 128 sequences of 12-15
 /// queries over 1024 keys, forced onto m128dv without its plan, 16%).
 pub const DECODE_M128DV_MAX_BATCH_WIDE: usize = M128_DEEP_MAX_BATCH;
+/// Most keys of one sequence of [`DECODE_M128DV_MIN_MEAN_Q`] or more
+/// queries (a decode-like call) that m64 takes over `M128DeepV`
+/// ([`decode_prefers_m128dv`]): thirtieth session, call 7 (11-15 queries
+/// over 512-6000 keys, exact lengths, both forced): m64 0.66-0.94 of
+/// m128dv's time on every call up to 4096 keys, 0.986-0.995 at 6000; with
+/// two sequences mixed (0.71-1.10), so one only. Also call 2: 14 queries
+/// over 571 keys 0.905, over 2087 0.816; over 16384-48000 keys 1.01-1.14.
+pub const DECODE_SINGLE_M64_MAX_KEYS: usize = 4096;
 /// Queries a sequence from which a decode-like call's m64 tiles (64 rows: 10
 /// queries of 6 heads) would read each key twice ([`decode_prefers_m128dv`]).
 pub const DECODE_M128DV_MIN_MEAN_Q: usize = 11;
@@ -778,6 +790,11 @@ mod tests {
             (48 * 15, 48 * 512, 48, TileConfig::M128DeepV),
             (64 * 12, 64 * 1024, 64, TileConfig::M128DeepV),
             (65 * 12, 65 * 1024, 65, TileConfig::M64),
+            // But one sequence of up to 4096 keys: m64.
+            (15, 640, 1, TileConfig::M64),
+            (11, 4096, 1, TileConfig::M64),
+            (11, 4097, 1, TileConfig::M128DeepV),
+            (2 * 15, 2 * 640, 2, TileConfig::M128DeepV),
         ] {
             assert_eq!(TileConfig::choose(q, kv, b), want, "{q} {kv} {b}");
         }
