@@ -470,7 +470,7 @@ impl HostPlan {
 /// automatic split cuts a tile (`m64_plan_splits`, on the call's own
 /// lengths under the host plan, on the mean lengths under the device plan):
 /// of the 30 calls the old rule left on m128dv that this moves, 26 were
-/// 4-16% faster on m64 and 4 0.4-4.6% slower (geomean 0.930); where m64
+/// 3-16% faster on m64 and 4 0.4-4.6% slower; where m64
 /// does not split, its 64-key blocks double a unit's steps and m128dv was
 /// 4-10% faster. From [`DECODE_M128DV_MIN_MEAN_Q`] queries, m128dv up to
 /// [`DECODE_M128DV_MAX_BATCH_WIDE`] sequences, but for one sequence of at
@@ -545,22 +545,40 @@ fn m64_plan_splits(
     ) else {
         return false;
     };
+    let splits = |qo: &[i32], kvp: &[i32]| {
+        plan_splits(&PlanInputs {
+            config: TileConfig::M64,
+            qo_indptr: qo,
+            kv_indptr: kvp,
+            total_q,
+            num_kv_indices,
+            grid: grid as usize,
+            split: SplitPolicy::Auto,
+            partial_slots: merge_slots(TileConfig::M64, M192_WAVE_CTAS),
+        })
+    };
+    // One sequence's lengths are the call's sizes.
+    if let Some((qo, kvp)) = indptrs.filter(|(qo, _)| qo.len() != 2) {
+        return splits(qo, kvp);
+    }
+    // The device plan's launches ask this on every call (up to a few us of
+    // search for 8-32 sequences) with the sizes of the layer before: the
+    // last answer is kept per thread.
+    type Sizes = (usize, usize, usize);
+    thread_local! {
+        static LAST: std::cell::Cell<Option<(Sizes, bool)>> = const { std::cell::Cell::new(None) };
+    }
+    let key: Sizes = (total_q, num_kv_indices, batch);
+    if let Some((k, v)) = LAST.get() {
+        if k == key {
+            return v;
+        }
+    }
     let at = |total: i32, b: usize| (total as i64 * b as i64 / batch.max(1) as i64) as i32;
     let uniform = |total: i32| -> Vec<i32> { (0..=batch).map(|b| at(total, b)).collect() };
-    let (qo, kvp) = match indptrs {
-        Some((qo, kvp)) => (qo.to_vec(), kvp.to_vec()),
-        None => (uniform(q), uniform(kv)),
-    };
-    plan_splits(&PlanInputs {
-        config: TileConfig::M64,
-        qo_indptr: &qo,
-        kv_indptr: &kvp,
-        total_q,
-        num_kv_indices,
-        grid: grid as usize,
-        split: SplitPolicy::Auto,
-        partial_slots: merge_slots(TileConfig::M64, M192_WAVE_CTAS),
-    })
+    let v = splits(&uniform(q), &uniform(kv));
+    LAST.set(Some((key, v)));
+    v
 }
 /// Most sequences of a decode-like call that m64's spread merge takes over
 /// `M128DeepV` ([`decode_prefers_m128dv`]).
