@@ -43,6 +43,10 @@ NAME (the variants behind BENCHMARKS.md "Bounds, measured"):
   memomiss   the plan memo's key never matches: every device-planned call
              of up to 32 sequences searches and rewrites the entry, as graph
              replays with new lengths do (what a miss costs)
+  memonowrite  memomiss without the entry's write (the last CTA's finish
+             returns at once): memomiss against it is what the write costs,
+             it against the build before the memo what the readers' loads,
+             compare and count cost
   novote     every unmasked block after the first kept at the reference (the
              softmax's fast path without its vote and fallback): what they
              cost (outputs wrong only where an exponential overflows)
@@ -201,6 +205,12 @@ EDITS = {
     ],
     "memomiss": [
         ("attn/scheduler.cuh", "const bool same = key.x == kKey0 &&", "const bool same = key.x == kKey0 + 1 &&"),
+    ],
+    "memonowrite": [
+        ("attn/scheduler.cuh", "const bool same = key.x == kKey0 &&", "const bool same = key.x == kKey0 + 1 &&"),
+        ("attn/scheduler.cuh",
+         "    if (blockIdx.x != gridDim.x - 1 || threadIdx.x / 32 != kProducerWarp0 || *hit_slot) return;",
+         "    if (blockIdx.x >= 0) return;  // diagnostic: no write"),
     ],
     "novote": [
         ("attn/mainloop.cuh", "      if (warpgroup_all(ok, kBarSoftmaxVote + cw)) {",
