@@ -206,12 +206,6 @@ EDITS = {
     "memomiss": [
         ("attn/scheduler.cuh", "const bool same = key.x == kKey0 &&", "const bool same = key.x == kKey0 + 1 &&"),
     ],
-    "memonowrite": [
-        ("attn/scheduler.cuh", "const bool same = key.x == kKey0 &&", "const bool same = key.x == kKey0 + 1 &&"),
-        ("attn/scheduler.cuh",
-         "    if (blockIdx.x != gridDim.x - 1 || threadIdx.x / 32 != kProducerWarp0 || *hit_slot) return;",
-         "    if (blockIdx.x >= 0) return;  // diagnostic: no write"),
-    ],
     "novote": [
         ("attn/mainloop.cuh", "      if (warpgroup_all(ok, kBarSoftmaxVote + cw)) {",
          "      if (ok || true) {  // diagnostic: no vote"),
@@ -340,6 +334,12 @@ EDITS["plantl"] = [e for e in EDITS["timeline"] if e[1] != "    consumer<T, kDir
      "      seqs = WarpPlanSeqs<T::kBlockM, T::kBlockN>(p);\n      if (threadIdx.x == 0) TL(12);"),
     ("attention.cu", "                                        seqs.r.kv_len, ss.plan.red);\n    }",
      "                                        seqs.r.kv_len, ss.plan.red);\n      if (threadIdx.x == 0) TL(13);\n    }"),
+]
+
+EDITS["memonowrite"] = EDITS["memomiss"] + [
+    ("attn/scheduler.cuh",
+     "    if (blockIdx.x != gridDim.x - 1 || threadIdx.x / 32 != kProducerWarp0 || *hit_slot) return;",
+     "    if (blockIdx.x >= 0) return;  // diagnostic: no write"),
 ]
 
 # searchtl: plantl, and stamps in registers inside the warp plan's search
