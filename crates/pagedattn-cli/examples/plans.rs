@@ -2,9 +2,10 @@
 //! picks and the plan the kernel runs on an H200 (132 SMs): the grid (and
 //! whether the call takes the direct entry point), the split size, the chunks
 //! of the longest tile and the work units. `--tile=NAME` plans every call on
-//! that configuration instead (what `pagedattn bench --tile NAME` runs).
+//! that configuration instead (what `pagedattn bench --tile NAME` runs);
+//! `--split=N` chunks of at most N key blocks (`pagedattn bench --split N`).
 //!
-//!     cargo run --release -p pagedattn-cli --example plans -- [--tile=m64] FILE.jsonl ...
+//!     cargo run --release -p pagedattn-cli --example plans -- [--tile=m64] [--split=N] FILE.jsonl ...
 use pagedattn::schedule::{HostPlan, SplitPolicy, TileConfig};
 use pagedattn::units::{launch_grid, merge_slots, PlanInputs, UnitPlan};
 use pagedattn_cli::workload::load_file;
@@ -13,7 +14,18 @@ const SMS: usize = 132;
 
 fn main() {
     let mut forced = None;
+    let mut split = SplitPolicy::Auto;
     for arg in std::env::args().skip(1) {
+        if let Some(n) = arg.strip_prefix("--split=") {
+            match n.parse::<u32>() {
+                Ok(n) if n > 0 => split = SplitPolicy::Blocks(n),
+                _ => {
+                    eprintln!("--split wants a positive block count, not {n}");
+                    std::process::exit(2);
+                }
+            }
+            continue;
+        }
         if let Some(name) = arg.strip_prefix("--tile=") {
             forced = TileConfig::ALL.into_iter().find(|c| c.name() == name);
             if forced.is_none() {
@@ -44,8 +56,7 @@ fn main() {
             let ctas_per_sm = if config == TileConfig::M64 { 2 } else { 1 };
             // The CUDA backend's launch shape on the resident CTAs.
             let resident = (SMS * ctas_per_sm) as u64;
-            let Some((grid, direct)) = launch_grid(config, &dims, SplitPolicy::Auto, resident)
-            else {
+            let Some((grid, direct)) = launch_grid(config, &dims, split, resident) else {
                 println!("{}\t{}\tnothing to compute", w.name, config.name());
                 continue;
             };
@@ -57,7 +68,7 @@ fn main() {
                 total_q: dims.total_q,
                 num_kv_indices: dims.num_kv_indices,
                 grid,
-                split: SplitPolicy::Auto,
+                split,
                 partial_slots: merge_slots(config, SMS),
             });
             let max_chunks = plan.units.iter().map(|u| u.n_chunks).max().unwrap_or(0);
