@@ -61,6 +61,10 @@ NAME (the variants behind BENCHMARKS.md "Bounds, measured"):
              wait for its ticket and its decode, its plan ready. No printf (its call would serialise the
              wgmmas): `scripts/unitcost.py` launches the cubin itself on a
              workload and reads the counters
+  codepf     every entry point prefetches the first 48 KiB (direct) or 128
+             KiB (persistent) of its own code into the L2 at entry, 4 KiB a
+             CTA: what the cold instruction fetch after the L2 flush costs
+  codepf2    the same, 64 / 224 KiB
   fastcount  counters of the fast path (warpgroup-blocks tried, votes failed,
              S recomputed, threads failed), printed by CTA 0 at each launch's
              start, cumulative: run one workload per process and difference
@@ -341,6 +345,32 @@ EDITS["memonowrite"] = EDITS["memomiss"] + [
      "    if (blockIdx.x != gridDim.x - 1 || threadIdx.x / 32 != kProducerWarp0 || *hit_slot) return;",
      "    if (blockIdx.x >= 0) return;  // diagnostic: no write"),
 ]
+
+
+def code_prefetch(direct_kib, persistent_kib):
+    """Every entry point prefetches its own code into the L2 at entry (the
+    L2 flush of the timing protocol leaves it in DRAM, and the first pass
+    through each stage's code waits on instruction fetch): the first
+    `direct_kib` / `persistent_kib` KiB of the entry's text, 4 KiB a CTA
+    (cp.async.bulk.prefetch by the producer warpgroup's warp 3), the
+    entry's address from its own symbol. The byte counts must stay within
+    the module's text (each entry's own text is 53-245 KiB)."""
+    old = ("      name(const __grid_constant__ pagedattn::Params p) {                                          \\\n"
+           "    pagedattn::attention<traits, direct>(p);                                                       \\\n")
+    new = ("      name(const __grid_constant__ pagedattn::Params p) {                                          \\\n"
+           "    if (threadIdx.x == 96) {                                                                       \\\n"
+           "      unsigned long long code;                                                                     \\\n"
+           "      asm volatile(\"mov.u64 %0, \" #name \";\" : \"=l\"(code));                                          \\\n"
+           f"      constexpr int kChunk = 4096, kBytes = direct ? {direct_kib} * 1024 : {persistent_kib} * 1024;                       \\\n"
+           "      for (int i = blockIdx.x; i < kBytes / kChunk; i += gridDim.x)                                \\\n"
+           "        asm volatile(\"cp.async.bulk.prefetch.L2.global [%0], %1;\" ::\"l\"(code + (unsigned long long)i * kChunk), \"r\"(kChunk) : \"memory\"); \\\n"
+           "    }                                                                                              \\\n"
+           "    pagedattn::attention<traits, direct>(p);                                                       \\\n")
+    return [("attention.cu", old, new)]
+
+
+EDITS["codepf"] = code_prefetch(48, 128)
+EDITS["codepf2"] = code_prefetch(64, 224)
 
 # searchtl: plantl, and stamps in registers inside the warp plan's search
 # and build, stored once at their end into g_st (slots 0-6).

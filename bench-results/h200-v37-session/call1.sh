@@ -7,17 +7,31 @@
 # short decode-like calls (four short-decode draws and row-decode): auto,
 # m64 with the automatic split and with chunks of 1-4 blocks forced, m128dv,
 # one round (call 2 of the thirtieth session ran 1, 2 and 4). Carry ["dist"].
-# Build: dist/ by scripts/dist.sh on a980c60 (kernels as c8c9888).
+# (3) codepf / codepf2: every entry point prefetches its own code into the
+# L2 at entry (cp.async.bulk.prefetch of 48/128 KB, 64/224 KB: direct /
+# persistent, 4 KB a CTA) against the build, two rounds over seed, shapes and
+# the first short-decode draw; (4) a probe: the kernel's code read through
+# its global address. Build: dist/ by scripts/dist.sh on a980c60 (kernels as
+# c8c9888); dist/var/codepf*.cubin: `python3 scripts/variant-src.py codepf /tmp/x`,
+# `SRC=/tmp/x bash scripts/build-variant.sh codepf` (codepf2 likewise).
 set -u
+for d in /usr/local/cuda/bin; do [ -d "$d" ] && PATH="$PATH:$d"; done
 OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"; t0=$(date +%s)
-trap '(cd "$OUT" && tar czf logs.tgz --remove-files pgrid psplit dec 2>/dev/null); echo "total $(( $(date +%s) - t0 ))s"' EXIT
+python3 scripts/make-sweep-workloads.py --short-decode dist/sd.jsonl > /dev/null
+trap '(cd "$OUT" && tar czf logs.tgz --remove-files pf pgrid psplit dec 2>/dev/null); echo "total $(( $(date +%s) - t0 ))s"' EXIT
 P=dist/pagedattn
+nvcc -arch=sm_90a -o /tmp/probe bench-results/h200-v37-session/code-read-probe.cu 2>&1 | tail -3 && /tmp/probe
+AB_ROUNDS=2 AB_TIMEOUT=100 OUT=$OUT/pf bash scripts/device-ab.sh base=$P pf=$P@--attention-cubin=dist/var/codepf.cubin \
+  pf2=$P@--attention-cubin=dist/var/codepf2.cubin -- --workloads workloads/seed.jsonl --workloads workloads/shapes.jsonl \
+  --workloads dist/sd.jsonl > "$OUT/pf.txt" 2>&1
+echo "pf $(( $(date +%s) - t0 ))s"; grep -E "rc=" "$OUT/pf.txt" | grep -v "rc=0"
+grep -E "^\| " "$OUT/pf.txt" | cut -c1-200
 python3 bench-results/h200-v37-session/prefill-grid.py dist/pgrid.jsonl
 AB_ROUNDS=2 AB_TIMEOUT=100 OUT=$OUT/pgrid bash scripts/device-ab.sh auto=$P m64=$P@--tile=m64 d=$P@--tile=m128d \
   dv=$P@--tile=m128dv m128=$P@--tile=m128 -- --workloads dist/pgrid.jsonl > "$OUT/pgrid.txt" 2>&1
 echo "pgrid $(( $(date +%s) - t0 ))s"; grep -E "rc=" "$OUT/pgrid.txt" | grep -v "rc=0"
 AB_ROUNDS=2 AB_TIMEOUT=60 OUT=$OUT/psplit bash scripts/device-ab.sh d=$P@--tile=m128d ds2=$P@--tile=m128d,--split=2 \
-  ds3=$P@--tile=m128d,--split=3 -- --workloads dist/pgrid.jsonl --workloads dist/seed.jsonl --filter pgrid_b1 --filter seed07 --filter seed08 > "$OUT/psplit.txt" 2>&1
+  ds3=$P@--tile=m128d,--split=3 -- --workloads dist/pgrid.jsonl --workloads workloads/seed.jsonl --filter pgrid_b1 --filter seed07 --filter seed08 > "$OUT/psplit.txt" 2>&1
 echo "psplit $(( $(date +%s) - t0 ))s"; grep -E "rc=" "$OUT/psplit.txt" | grep -v "rc=0"
 S=()
 for m in short-decode short-decode-holdout short-decode-holdout2 short-decode-holdout3 row-decode; do
