@@ -297,11 +297,11 @@ EDITS = {
         # the epilogue of consumer thread 0: first barrier (19), staging and second barrier (20), copies (21)
         ("attn/epilogue.cuh", "  int rows_total = w.q_len * kGroup;",
          "  int rows_total = w.q_len * kGroup;\n  long long uce = ct == 0 ? uc_clock() : 0;"),
-        ("attn/epilogue.cuh", "  named_bar_sync(128, kBarConsumerWG + cw);\n  // registers -> shared",
-         "  named_bar_sync(128, kBarConsumerWG + cw);\n"
+        ("attn/epilogue.cuh", "  named_bar_sync(kWarpgroupThreads, kBarConsumerWG + cw);\n  // registers -> shared",
+         "  named_bar_sync(kWarpgroupThreads, kBarConsumerWG + cw);\n"
          "  if (ct == 0) { const long long c = uc_clock(); UC_ADD(19, c - uce); uce = c; }\n  // registers -> shared"),
-        ("attn/epilogue.cuh", "  named_bar_sync(128, kBarConsumerWG + cw);  // this warpgroup's rows are staged",
-         "  named_bar_sync(128, kBarConsumerWG + cw);  // this warpgroup's rows are staged\n"
+        ("attn/epilogue.cuh", "  named_bar_sync(kWarpgroupThreads, kBarConsumerWG + cw);  // this warpgroup's rows are staged",
+         "  named_bar_sync(kWarpgroupThreads, kBarConsumerWG + cw);  // this warpgroup's rows are staged\n"
          "  if (ct == 0) { const long long c = uc_clock(); UC_ADD(20, c - uce); uce = c; }"),
         ("attn/epilogue.cuh", "  copy_out_rows<T, 64 / 8>(p, w, m0, cw * 64 + lt / 16, lt % 16, s_stage);\n}",
          "  copy_out_rows<T, 64 / 8>(p, w, m0, cw * 64 + lt / 16, lt % 16, s_stage);\n"

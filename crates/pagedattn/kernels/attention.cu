@@ -234,7 +234,7 @@ __device__ __forceinline__ void consume_unit(const Params& p, typename T::Shared
                                              int slot, int block_iter) {
   using namespace cute;
   const int ct = threadIdx.x - T::kProducerThreads;  // 0 .. kConsumerThreads
-  const int cw = ct / 128, t = ct % 128;
+  const int cw = ct / kWarpgroupThreads, t = ct % kWarpgroupThreads;
   typename T::TiledMmaPV mma_pv;
   Tensor tOrO = partition_fragment_C(mma_pv, select<0, 1>(typename T::TileShapePV{}));
   float lse[2];
@@ -260,7 +260,7 @@ __device__ __forceinline__ void consume_unit(const Params& p, typename T::Shared
   Tensor cO = make_identity_tensor(select<0, 1>(typename T::TileShapePV{}));
   Tensor tOcO = mma_pv.get_thread_slice(cto).partition_C(cO);
   if constexpr (!kDirect) {  // direct calls split nothing
-    const int t = cto % 128;  // opaque: the merges' addresses are not formed before the main loop
+    const int t = cto % kWarpgroupThreads;  // opaque: the merges' addresses are not formed before the main loop
     if (wo.n_chunks > 1) {
       if (SplitMerge<T>::spread(wo, ss.plan)) {
         if (SplitMerge<T>::live_rows(wo, cw) == 0) return;  // no real row: nothing to merge
@@ -321,7 +321,7 @@ __device__ __forceinline__ void attention(const Params& p) {
   if (!kDirect && !inline_plan && !host_plan && !warp_plan)
     build_plan<T::kThreads, T::kBlockM, T::kBlockN>(p, ss.plan, reinterpret_cast<int*>(ss.k));
   const int warp = threadIdx.x / 32;
-  if (warp / 4 == kProducerWarpgroup) {
+  if (warp / kWarpsPerWarpgroup == kProducerWarpgroup) {
     cutlass::arch::warpgroup_reg_dealloc<T::kProducerRegs>();
     // A warp-built plan's split search runs on the producer warpgroup,
     // its choice in warp 0, which builds the rest alone.
@@ -354,7 +354,7 @@ __device__ __forceinline__ void attention(const Params& p) {
     });
   } else {
     cutlass::arch::warpgroup_reg_alloc<T::kConsumerRegs>();
-    if (warp == 4) {  // first consumer warp: this CTA's share of the indptr check
+    if (warp == kConsumerWarp0) {  // this CTA's share of the indptr check
       for (long long first = (long long)blockIdx.x * 32; first <= p.batch; first += (long long)gridDim.x * 32)
         validate_indptrs(p, first);
     }

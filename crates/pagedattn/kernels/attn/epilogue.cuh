@@ -55,7 +55,7 @@ __device__ __forceinline__ void store_output(const Params& p, const WorkUnit& w,
   constexpr int kRows = T::kBlockM;  // rows of the staging buffer (sw128 layout)
   int rows_total = w.q_len * kGroup;
   // Every thread of the warpgroup is done reading its previous tile's rows.
-  named_bar_sync(128, kBarConsumerWG + cw);
+  named_bar_sync(kWarpgroupThreads, kBarConsumerWG + cw);
   // registers -> shared, two bf16 per 4-byte store (adjacent columns). The
   // wgmma accumulator holds, for v = c + 2h + 4j, element (row0 + 8h,
   // col0 + 8j + c): rows differ by whole 8-row swizzle atoms, so row % 8 and
@@ -90,10 +90,10 @@ __device__ __forceinline__ void store_output(const Params& p, const WorkUnit& w,
   if constexpr (kProducerCopies) {
     if (w.n_chunks == 1) return;  // each thread's q_empty arrival releases its staged rows to the producer
   }
-  named_bar_sync(128, kBarConsumerWG + cw);  // this warpgroup's rows are staged
+  named_bar_sync(kWarpgroupThreads, kBarConsumerWG + cw);  // this warpgroup's rows are staged
   // shared -> global: 64 rows x 16 chunks of 16 bytes; thread lt moves chunk
   // lt % 16 of rows lt / 16 + 8 i (i < 8).
-  const int lt = ct % 128;
+  const int lt = ct % kWarpgroupThreads;
   copy_out_rows<T, 64 / 8>(p, w, m0, cw * 64 + lt / 16, lt % 16, s_stage);
 }
 

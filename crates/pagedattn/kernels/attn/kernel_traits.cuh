@@ -26,8 +26,8 @@ struct KernelTraits {
   // Merge semaphores per slot, one per consumer warpgroup; at least two
   // (m64 keeps the layout it had; the host's sems_per_slot).
   static constexpr int kSemsPerSlot = kConsumerWGs > 2 ? kConsumerWGs : 2;
-  static constexpr int kProducerThreads = 128;
-  static constexpr int kConsumerThreads = kConsumerWGs * 128;
+  static constexpr int kProducerThreads = kWarpgroupThreads;
+  static constexpr int kConsumerThreads = kConsumerWGs * kWarpgroupThreads;
   static constexpr int kThreads = kProducerThreads + kConsumerThreads;
   static constexpr int kCtasPerSm = kCtasPerSm_;
   // Largest batch the shared-memory plan holds (units::plan_max_batch).

@@ -44,10 +44,10 @@ __host__ __device__ constexpr int sw128_offset_bytes(int row, int chunk) {
 //    took 150 us whatever the ring's depth, whole lines 136-141.
 template <class T>
 struct GatherLoader {
-  static_assert(T::kProducerThreads == 128, "4 producer warps");
+  static_assert(T::kProducerThreads == kWarpgroupThreads, "one producer warpgroup");
   static constexpr int kLanes = T::kGatherLanes;
   static_assert(kLanes == 4 || kLanes == 8, "4 or 8 lanes a row");
-  static constexpr int kRowsPerPass = 128 / kLanes;
+  static constexpr int kRowsPerPass = T::kProducerThreads / kLanes;
   static constexpr int kKvRows = T::kBlockN / kRowsPerPass;  // rows per thread per K/V block
   static constexpr int kQRows = T::kBlockM / kRowsPerPass;   // rows per thread per Q tile
   static constexpr int kChunks = 16 / kLanes;                // 16-byte chunks of a row per thread

@@ -39,7 +39,7 @@ struct RingPos {
 __device__ __forceinline__ int warp_uniform(int x) { return __shfl_sync(0xffffffffu, x, 0); }
 
 // Whether `pred` holds on every thread of the warpgroup (hardware named
-// barrier `bar`, 128 threads). The result is broadcast from lane 0 so that
+// barrier `bar`, its kWarpgroupThreads). The result is broadcast from lane 0 so that
 // ptxas sees a warp-uniform branch (a branch it takes as divergent
 // serialises the wgmmas).
 __device__ __forceinline__ bool warpgroup_all(bool pred, int bar) {
@@ -47,10 +47,10 @@ __device__ __forceinline__ bool warpgroup_all(bool pred, int bar) {
   asm volatile(
       "{\n\t.reg .pred p, q;\n\t"
       "setp.ne.s32 p, %1, 0;\n\t"
-      "bar.red.and.pred q, %2, 128, p;\n\t"
+      "bar.red.and.pred q, %2, %3, p;\n\t"
       "selp.s32 %0, 1, 0, q;\n\t}"
       : "=r"(all)
-      : "r"(static_cast<int>(pred)), "r"(bar)
+      : "r"(static_cast<int>(pred)), "r"(bar), "n"(kWarpgroupThreads)
       : "memory");
   return warp_uniform(all) != 0;
 }
@@ -64,7 +64,7 @@ __device__ __forceinline__ void mainloop(const Params& p, typename T::SharedStor
                                          int slot, int block_iter, TO& tOrO, float (&lse)[2]) {
   using namespace cute;
   const int ct = threadIdx.x - T::kProducerThreads;  // 0 .. kConsumerThreads
-  const int cw = ct / 128;
+  const int cw = ct / kWarpgroupThreads;
   const TileExtent<T> e(w);
   const int n_steps = w.blk_hi - w.blk_lo;
   typename T::TiledMmaQK mma_qk;
@@ -72,8 +72,8 @@ __device__ __forceinline__ void mainloop(const Params& p, typename T::SharedStor
   // The operand descriptors depend on the warpgroup alone (not the thread in
   // it); the accumulator's coordinates on the thread.
   const int cw_u = warp_uniform(cw);
-  auto thr_qk = mma_qk.get_thread_slice(cw_u * 128);
-  auto thr_pv = mma_pv.get_thread_slice(cw_u * 128);
+  auto thr_qk = mma_qk.get_thread_slice(cw_u * kWarpgroupThreads);
+  auto thr_pv = mma_pv.get_thread_slice(cw_u * kWarpgroupThreads);
   Tensor sQ = make_tensor(make_smem_ptr(ss.q + warp_uniform(slot) * T::kBlockM * kHeadDim), typename T::SmemLayoutO{});
   Tensor sK = make_tensor(make_smem_ptr(ss.k), typename T::SmemLayoutK{});
   Tensor sVt = make_tensor(make_smem_ptr(ss.v), typename T::SmemLayoutVt{});
@@ -129,7 +129,7 @@ __device__ __forceinline__ void mainloop(const Params& p, typename T::SharedStor
   // turns and passes as many (the last one's last pass is its first of the
   // next unit), so the order also carries across units.
   constexpr bool kTurns = T::kConsumerWGs >= 2;
-  constexpr int kTurnThreads = 2 * 128;
+  constexpr int kTurnThreads = 2 * kWarpgroupThreads;
   constexpr int kLastWG = T::kConsumerWGs - 1;
   const int next_wg = T::kConsumerWGs == 2 ? (cw ^ 1) : (cw == kLastWG ? 0 : cw + 1);
   const int my_turn = kBarTurn + cw, other_turn = kBarTurn + next_wg;

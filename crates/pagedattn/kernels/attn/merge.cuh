@@ -49,10 +49,10 @@ struct SplitMerge {
 
   __device__ __forceinline__ static float4* o_ptr(const Params& p, int slot, int cw, int t) {
     return reinterpret_cast<float4*>(p.ws_partial_o) +
-           ((long long)slot * T::kConsumerWGs + cw) * (kVecs * 128) + t;
+           ((long long)slot * T::kConsumerWGs + cw) * (kVecs * kWarpgroupThreads) + t;
   }
   __device__ __forceinline__ static float2* lse_ptr(const Params& p, int slot, int cw, int t) {
-    return reinterpret_cast<float2*>(p.ws_partial_lse) + ((long long)slot * T::kConsumerWGs + cw) * 128 + t;
+    return reinterpret_cast<float2*>(p.ws_partial_lse) + ((long long)slot * T::kConsumerWGs + cw) * kWarpgroupThreads + t;
   }
 
   // This chunk's normalised output and lse to its slot (L2 only: the merger
@@ -65,7 +65,7 @@ struct SplitMerge {
     float4* o = o_ptr(p, w.slot, cw, t);
     CUTLASS_PRAGMA_UNROLL
     for (int i = 0; i < kVecs; ++i)
-      __stcg(o + i * 128, make_float4(tOrO(4 * i), tOrO(4 * i + 1), tOrO(4 * i + 2), tOrO(4 * i + 3)));
+      __stcg(o + i * kWarpgroupThreads, make_float4(tOrO(4 * i), tOrO(4 * i + 1), tOrO(4 * i + 2), tOrO(4 * i + 3)));
     __stcg(lse_ptr(p, w.slot, cw, t), make_float2(lse[0], lse[1]));
   }
 
@@ -143,14 +143,14 @@ struct SplitMerge {
   // one round trip besides the stores' own, none for the reset, which
   // nothing reads before the next launch.
   __device__ __forceinline__ static bool arrive(const Params& p, const WorkUnit& w, int cw, int t, int* flag) {
-    named_bar_sync(128, kBarConsumerWG + cw);
+    named_bar_sync(kWarpgroupThreads, kBarConsumerWG + cw);
     if (t == 0) {
       int* sem = p.ws_sem + (long long)w.sem * T::kSemsPerSlot + cw;
       const bool last = add_acq_rel(sem, 1) == w.n_chunks - 1;
       if (last) asm volatile("st.relaxed.gpu.global.s32 [%0], 0;" ::"l"(sem) : "memory");  // ready for the next call
       *flag = last;
     }
-    named_bar_sync(128, kBarConsumerWG + cw);
+    named_bar_sync(kWarpgroupThreads, kBarConsumerWG + cw);
     return *reinterpret_cast<volatile int*>(flag) != 0;
   }
 
@@ -188,7 +188,7 @@ struct SplitMerge {
       }
       float4 x[kVecs];
       CUTLASS_PRAGMA_UNROLL
-      for (int i = 0; i < kVecs; ++i) x[i] = __ldcg(o + i * 128);
+      for (int i = 0; i < kVecs; ++i) x[i] = __ldcg(o + i * kWarpgroupThreads);
       CUTLASS_PRAGMA_UNROLL
       for (int i = 0; i < kVecs; ++i) {
         const float xv[4] = {x[i].x, x[i].y, x[i].z, x[i].w};
@@ -220,7 +220,7 @@ struct SplitMerge {
       const float4* o = o_ptr(p, slot, cw, t);
       CUTLASS_PRAGMA_UNROLL
       for (int i = 0; i < kVecs; ++i) {
-        const float4 x = __ldcg(o + i * 128);
+        const float4 x = __ldcg(o + i * kWarpgroupThreads);
         const float xv[4] = {x.x, x.y, x.z, x.w};
         CUTLASS_PRAGMA_UNROLL
         for (int e = 0; e < 4; ++e) {
@@ -321,7 +321,7 @@ struct SplitMerge {
         p.lse[(long long)(w.q_start + token) * kNumQoHeads + head] = row_lse(mx, l);
       }
     }
-    named_bar_sync(128, kBarConsumerWG + cw);  // every warp is done with its scratch
+    named_bar_sync(kWarpgroupThreads, kBarConsumerWG + cw);  // every warp is done with its scratch
     CUTLASS_PRAGMA_UNROLL
     for (int k = 0; k < 4; ++k) {
       const int r = warp + 4 * k;
@@ -330,7 +330,7 @@ struct SplitMerge {
       const uint32_t dst = s_stage + sw128_offset_bytes<T::kBlockM>(cw * 64 + r, lane / 2) + (lane % 2) * 8;
       asm volatile("st.shared.v2.b32 [%0], {%1, %2};" ::"r"(dst), "r"(out_lo[k]), "r"(out_hi[k]));
     }
-    named_bar_sync(128, kBarConsumerWG + cw);  // this warpgroup's rows are staged
+    named_bar_sync(kWarpgroupThreads, kBarConsumerWG + cw);  // this warpgroup's rows are staged
     // shared -> global: 64 rows x 16 chunks of 16 bytes (rows past the
     // sequence's are not stored).
     copy_out_rows<T, 64 / 8>(p, w, w.m_block * T::kBlockM, cw * 64 + t / 16, t % 16, s_stage);
@@ -499,7 +499,7 @@ struct SplitMerge {
     // copies in the first).
     const uint32_t scratch = s_stage + (cw * 64 + warp * 16) * 128;
     int* sem = p.ws_sem + (long long)w.sem * T::kSemsPerSlot + cw;
-    named_bar_sync(128, kBarConsumerWG + cw);
+    named_bar_sync(kWarpgroupThreads, kBarConsumerWG + cw);
     if (t == 0) {  // the arrival publishes the warpgroup's partial (as in arrive)
       bool all = (add_acq_rel(sem, kSemArrive) & 0xff) == n - 1;
       const long long t0 = clock64();
@@ -509,13 +509,13 @@ struct SplitMerge {
       }
       *flag = all;
     }
-    named_bar_sync(128, kBarConsumerWG + cw);
+    named_bar_sync(kWarpgroupThreads, kBarConsumerWG + cw);
     if (*reinterpret_cast<volatile int*>(flag) != 0) {
       if (n <= 8) claim_pieces<32>(p, w, cw, lane, live, sem, scratch);
       else if (n <= 16) claim_pieces<16>(p, w, cw, lane, live, sem, scratch);
       else claim_pieces<8>(p, w, cw, lane, live, sem, scratch);
     }
-    named_bar_sync(128, kBarConsumerWG + cw);  // every warp's claims are done
+    named_bar_sync(kWarpgroupThreads, kBarConsumerWG + cw);  // every warp's claims are done
     if (t == 0) {
       const int old = atomicAdd(sem, kSemDepart);
       if (((old / kSemDepart) & 0xff) == n - 1) atomicExch(sem, 0);  // the last out: ready for the next call

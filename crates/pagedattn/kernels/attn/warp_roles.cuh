@@ -4,10 +4,16 @@
 
 namespace pagedattn {
 
+// A warpgroup: the four warps that issue one wgmma together, and what a
+// role's named barriers count.
+constexpr int kWarpgroupThreads = 128;
+constexpr int kWarpsPerWarpgroup = kWarpgroupThreads / 32;
+
 // Warp roles: warpgroup 0 produces (gathers Q and K/V rows into shared
 // memory), warpgroups 1.. consume (GEMMs, softmax, merge, epilogue).
 constexpr int kProducerWarpgroup = 0;
 constexpr int kProducerWarp0 = 0;  // also decodes the work units and takes the tickets
+constexpr int kConsumerWarp0 = (kProducerWarpgroup + 1) * kWarpsPerWarpgroup;  // the first consumer warp
 
 // Named barrier ids, hardware numbering (0 is __syncthreads, 16 in all):
 // three consumer warpgroups need ten, more than the 7 that CUTLASS's
