@@ -3,11 +3,15 @@
 //! whether the call takes the direct entry point), the split size, the chunks
 //! of the longest tile and the work units. `--tile=NAME` plans every call on
 //! that configuration instead (what `pagedattn bench --tile NAME` runs);
-//! `--split=N` chunks of at most N key blocks (`pagedattn bench --split N`).
+//! `--split=N` chunks of at most N key blocks (`pagedattn bench --split N`);
+//! `--time` adds this machine's host time of the call's [`HostPlan`] (the
+//! indptrs and page ids validated, the configuration chosen) and of the
+//! plan image `PagedPrefill::plan` uploads ([`plan_image`]; median of 51
+//! runs each, microseconds).
 //!
-//!     cargo run --release -p pagedattn-cli --example plans -- [--tile=m64] [--split=N] FILE.jsonl ...
+//!     cargo run --release -p pagedattn-cli --example plans -- [--tile=m64] [--split=N] [--time] FILE.jsonl ...
 use pagedattn::schedule::{HostPlan, SplitPolicy, TileConfig};
-use pagedattn::units::{launch_grid, merge_slots, PlanInputs, UnitPlan};
+use pagedattn::units::{launch_grid, merge_slots, plan_image, PlanInputs, UnitPlan};
 use pagedattn_cli::workload::load_file;
 
 const SMS: usize = 132;
@@ -15,7 +19,12 @@ const SMS: usize = 132;
 fn main() {
     let mut forced = None;
     let mut split = SplitPolicy::Auto;
+    let mut time = false;
     for arg in std::env::args().skip(1) {
+        if arg == "--time" {
+            time = true;
+            continue;
+        }
         if let Some(n) = arg.strip_prefix("--split=") {
             match n.parse::<u32>() {
                 Ok(n) if n > 0 => split = SplitPolicy::Blocks(n),
@@ -61,7 +70,7 @@ fn main() {
                 continue;
             };
             let grid = grid as usize;
-            let plan = UnitPlan::new(&PlanInputs {
+            let inputs = PlanInputs {
                 config,
                 qo_indptr: &w.qo_indptr,
                 kv_indptr: &w.kv_indptr,
@@ -70,7 +79,20 @@ fn main() {
                 grid,
                 split,
                 partial_slots: merge_slots(config, SMS),
-            });
+            };
+            let plan = UnitPlan::new(&inputs);
+            let times = if time {
+                let host = median_us(|| {
+                    let p = HostPlan::new(&dims, &w.qo_indptr, &w.kv_indptr, Some(&w.kv_indices));
+                    std::hint::black_box(p.is_ok());
+                });
+                let image = median_us(|| {
+                    std::hint::black_box(plan_image(&inputs).map(|i| i.len()));
+                });
+                format!("\thost plan {host:.1} us\tplan image {image:.1} us")
+            } else {
+                String::new()
+            };
             let max_chunks = plan.units.iter().map(|u| u.n_chunks).max().unwrap_or(0);
             let chunk = if plan.chunk == i64::MAX {
                 "-".to_string()
@@ -78,7 +100,7 @@ fn main() {
                 plan.chunk.to_string()
             };
             println!(
-                "{}\t{}\tgrid {}{}\tchunk {}\tchunks/tile {}\tunits {}\tsplit units {}",
+                "{}\t{}\tgrid {}{}\tchunk {}\tchunks/tile {}\tunits {}\tsplit units {}{}",
                 w.name,
                 config.name(),
                 grid,
@@ -86,8 +108,25 @@ fn main() {
                 chunk,
                 max_chunks,
                 plan.units.len(),
-                plan.split_units
+                plan.split_units,
+                times
             );
         }
     }
+}
+
+/// Median wall time of `f` over 51 runs (after 5 unmeasured), microseconds.
+fn median_us(mut f: impl FnMut()) -> f64 {
+    for _ in 0..5 {
+        f();
+    }
+    let mut t: Vec<f64> = (0..51)
+        .map(|_| {
+            let t0 = std::time::Instant::now();
+            f();
+            t0.elapsed().as_secs_f64() * 1e6
+        })
+        .collect();
+    t.sort_by(f64::total_cmp);
+    t[t.len() / 2]
 }
