@@ -21,6 +21,7 @@ differently.
     python3 scripts/make-sweep-workloads.py --decode-holdout [OUT]  # dist/decode-holdout.jsonl
     python3 scripts/make-sweep-workloads.py --decode-holdout2 [OUT]  # dist/decode-holdout2.jsonl
     python3 scripts/make-sweep-workloads.py --decode2 [OUT]  # dist/decode-sweep2.jsonl
+    python3 scripts/make-sweep-workloads.py --row-decode-holdout [OUT]  # dist/row-decode-holdout.jsonl
 
 --tiles: calls of 1-3 sequences of 256-1280 tokens (kv_len == q_len, and a
 few with a short cached prefix), whose m128 tiles fit in about one wave of
@@ -87,7 +88,9 @@ were fitted (the thirtieth session), for checking them.
 --row-decode: 20 random decode-like calls of one or two queries a sequence
 (1-32 sequences over 320-4096 keys): the calls the row split takes
 (units::row_split_possible), drawn after it was fitted (the twenty-third
-session).
+session). --row-decode-holdout: a fresh draw of the same kind, for m64's
+row-split unit limit fitted on --row-decode and the short-decode draws (the
+thirty-first session).
 
 --spread: 8 small decode-like calls (1-3 sequences, 1-10 queries over
 4600-12000 keys) that the automatic split cuts into 9 or more chunks in one
@@ -157,6 +160,7 @@ MODES = {
     "--row-decode": ([], "dist/row-decode.jsonl", 131, "rdec"),
     "--short-decode-holdout4": ([], "dist/short-decode-holdout4.jsonl", 139, "sdecho4"),
     "--decode-holdout4": ([], "dist/decode-holdout4.jsonl", 149, "decodeho4"),
+    "--row-decode-holdout": ([], "dist/row-decode-holdout.jsonl", 163, "rdecho"),
 }
 # The random decode draws: mode -> (seed of the draw of shapes, the batch
 # sizes it draws from).
@@ -171,6 +175,7 @@ DECODE_DRAWS = {
     "--row-decode": (137, [1, 1, 2, 2, 3, 4, 6, 8, 12, 16, 24, 32]),
     "--short-decode-holdout4": (151, [1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 96]),
     "--decode-holdout4": (157, [1, 1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 96, 128]),
+    "--row-decode-holdout": (167, [1, 1, 2, 2, 3, 4, 6, 8, 12, 16, 24, 32]),
 }
 SHORT_DECODE_CALLS = 20
 
@@ -189,7 +194,7 @@ def main():
             b = draw.choice(batches)
             if mode.startswith("--short-decode"):
                 q, kv = draw.randint(1, 16), draw.choice([256, 384, 512, 768, 1024, 1536, 2048, 3000, 4096])
-            elif mode == "--row-decode":
+            elif mode.startswith("--row-decode"):
                 q, kv = draw.randint(1, 2), draw.choice([320, 384, 448, 512, 640, 768, 1024, 1536, 2048, 3000, 4096])
             elif mode == "--decode-holdout3":
                 q, kv = draw.randint(1, 12), draw.choice([2048, 4096, 8192, 12000, 16384, 24000, 32768, 48000,
