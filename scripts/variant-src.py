@@ -65,6 +65,8 @@ NAME (the variants behind BENCHMARKS.md "Bounds, measured"):
              KiB (persistent) of its own code into the L2 at entry, 4 KiB a
              CTA: what the cold instruction fetch after the L2 flush costs
   codepf2    the same, 64 / 224 KiB
+  codepftl   timeline with codepf's prefetch: which stages the cold code
+             fetch lengthens
   fastcount  counters of the fast path (warpgroup-blocks tried, votes failed,
              S recomputed, threads failed), printed by CTA 0 at each launch's
              start, cumulative: run one workload per process and difference
@@ -371,6 +373,7 @@ def code_prefetch(direct_kib, persistent_kib):
 
 EDITS["codepf"] = code_prefetch(48, 128)
 EDITS["codepf2"] = code_prefetch(64, 224)
+EDITS["codepftl"] = EDITS["timeline"] + code_prefetch(48, 128)
 
 # searchtl: plantl, and stamps in registers inside the warp plan's search
 # and build, stored once at their end into g_st (slots 0-6).

@@ -11,14 +11,17 @@
 # L2 at entry (cp.async.bulk.prefetch of 48/128 KB, 64/224 KB: direct /
 # persistent, 4 KB a CTA) against the build, two rounds over seed, shapes and
 # the first short-decode draw; (4) a probe: the kernel's code read through
-# its global address. Build: dist/ by scripts/dist.sh on a980c60 (kernels as
+# its global address; (5) timeline and codepftl (timeline with codepf's
+# prefetch; printf serialises the wgmmas, so stage times, not the shipped
+# kernel's) on seed00, seed02 and seed07, one per process. Build: dist/ by scripts/dist.sh on a980c60 (kernels as
 # c8c9888); dist/var/codepf*.cubin: `python3 scripts/variant-src.py codepf /tmp/x`,
-# `SRC=/tmp/x bash scripts/build-variant.sh codepf` (codepf2 likewise).
+# `SRC=/tmp/x bash scripts/build-variant.sh codepf` (codepf2, timeline and
+# codepftl likewise).
 set -u
 for d in /usr/local/cuda/bin; do [ -d "$d" ] && PATH="$PATH:$d"; done
 OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"; t0=$(date +%s)
 python3 scripts/make-sweep-workloads.py --short-decode dist/sd.jsonl > /dev/null
-trap '(cd "$OUT" && tar czf logs.tgz --remove-files pf pgrid psplit dec 2>/dev/null); echo "total $(( $(date +%s) - t0 ))s"' EXIT
+trap '(cd "$OUT" && tar czf logs.tgz --remove-files pf pgrid psplit dec tl-* 2>/dev/null); echo "total $(( $(date +%s) - t0 ))s"' EXIT
 P=dist/pagedattn
 nvcc -arch=sm_90a -o /tmp/probe bench-results/h200-v37-session/code-read-probe.cu 2>&1 | tail -3 && /tmp/probe
 AB_ROUNDS=2 AB_TIMEOUT=100 OUT=$OUT/pf bash scripts/device-ab.sh base=$P pf=$P@--attention-cubin=dist/var/codepf.cubin \
@@ -26,6 +29,9 @@ AB_ROUNDS=2 AB_TIMEOUT=100 OUT=$OUT/pf bash scripts/device-ab.sh base=$P pf=$P@-
   --workloads dist/sd.jsonl > "$OUT/pf.txt" 2>&1
 echo "pf $(( $(date +%s) - t0 ))s"; grep -E "rc=" "$OUT/pf.txt" | grep -v "rc=0"
 grep -E "^\| " "$OUT/pf.txt" | cut -c1-200
+for v in timeline codepftl; do for w in seed00 seed02 seed07; do
+  timeout 60 $P bench --no-check --attention-cubin dist/var/$v.cubin --workloads workloads/seed.jsonl --filter $w > "$OUT/tl-$v-$w.txt" 2>&1
+  echo "== $v $w rc=$?"; grep -E '^TL' "$OUT/tl-$v-$w.txt" | head -12; done; done
 python3 bench-results/h200-v37-session/prefill-grid.py dist/pgrid.jsonl
 AB_ROUNDS=2 AB_TIMEOUT=100 OUT=$OUT/pgrid bash scripts/device-ab.sh auto=$P m64=$P@--tile=m64 d=$P@--tile=m128d \
   dv=$P@--tile=m128dv m128=$P@--tile=m128 -- --workloads dist/pgrid.jsonl > "$OUT/pgrid.txt" 2>&1
