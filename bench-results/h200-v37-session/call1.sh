@@ -13,7 +13,9 @@
 # the first short-decode draw; (4) a probe: the kernel's code read through
 # its global address; (5) timeline and codepftl (timeline with codepf's
 # prefetch; printf serialises the wgmmas, so stage times, not the shipped
-# kernel's) on seed00, seed02 and seed07, one per process. Build: dist/ by scripts/dist.sh on a980c60 (kernels as
+# kernel's) on seed00, seed02 and seed07, one per process; (6) the launch
+# floor against the launch shape (bench/micro/launch_floor.cu: grid,
+# threads, dynamic shared memory; flushed L2 or not). Build: dist/ by scripts/dist.sh on a980c60 (kernels as
 # c8c9888); dist/var/codepf*.cubin: `python3 scripts/variant-src.py codepf /tmp/x`,
 # `SRC=/tmp/x bash scripts/build-variant.sh codepf` (codepf2, timeline and
 # codepftl likewise).
@@ -24,6 +26,7 @@ python3 scripts/make-sweep-workloads.py --short-decode dist/sd.jsonl > /dev/null
 trap '(cd "$OUT" && tar czf logs.tgz --remove-files pf pgrid psplit dec tl-* 2>/dev/null); echo "total $(( $(date +%s) - t0 ))s"' EXIT
 P=dist/pagedattn
 nvcc -arch=sm_90a -o /tmp/probe bench-results/h200-v37-session/code-read-probe.cu 2>&1 | tail -3 && /tmp/probe
+nvcc -arch=sm_90a -O3 -o /tmp/launch_floor bench/micro/launch_floor.cu 2>&1 | tail -3 && timeout 60 /tmp/launch_floor
 AB_ROUNDS=2 AB_TIMEOUT=100 OUT=$OUT/pf bash scripts/device-ab.sh base=$P pf=$P@--attention-cubin=dist/var/codepf.cubin \
   pf2=$P@--attention-cubin=dist/var/codepf2.cubin -- --workloads workloads/seed.jsonl --workloads workloads/shapes.jsonl \
   --workloads dist/sd.jsonl > "$OUT/pf.txt" 2>&1
