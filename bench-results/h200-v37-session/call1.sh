@@ -51,3 +51,4 @@ C+=(dv=$P@--tile=m128dv)
 AB_TIMEOUT=90 OUT=$OUT/dec bash scripts/device-ab.sh "${C[@]}" -- "${S[@]}" > "$OUT/dec.txt" 2>&1
 echo "dec $(( $(date +%s) - t0 ))s"; grep -E "rc=" "$OUT/dec.txt" | grep -v "rc=0"
 grep -E "^\| " "$OUT/pgrid.txt" | cut -c1-200
+python3 bench-results/h200-v37-session/analyse.py "$OUT"

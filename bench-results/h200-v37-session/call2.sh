@@ -32,3 +32,4 @@ for tool in memcheck racecheck; do for plan in host device; do
     --plan $plan "${W[@]}" "${F[@]}" > "$OUT/san_${tool}_$plan.log" 2>&1
   echo "$tool $plan rc=$? $(grep -E 'ERROR SUMMARY' "$OUT/san_${tool}_$plan.log" | tail -1)"; done; done
 for f in ab abdev; do grep -E "^\| " "$OUT/$f.txt" | cut -c1-160; done
+python3 bench-results/h200-v37-session/analyse.py --ab "$OUT/ab.txt" "$OUT/abdev.txt"
