@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Summaries of call 1's and call 2's A/B tables (scripts/ab.py's format).
     python3 analyse.py CALL1_OUT_DIR     # pf.txt, pgrid.txt, psplit.txt, dec.txt there
-    python3 analyse.py --ab CALL2_OUT_DIR/ab.txt [...]   # first column against the second"""
+    python3 analyse.py --ab CALL2_OUT_DIR/ab.txt [...]   # the first column against each other"""
 import math
 import sys
 from pathlib import Path
@@ -52,7 +52,9 @@ def best_of(path, label, auto="auto"):
 def main():
     if sys.argv[1:2] == ["--ab"]:
         for p in sys.argv[2:]:
-            versus(p)
+            cols, _ = table(p)
+            for c in cols[1:]:
+                versus(p, cols[0], c)
         return
     d = Path(sys.argv[1])
     if (d / "pf.txt").exists():

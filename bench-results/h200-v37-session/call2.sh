@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Call 2 (prepared in the thirty-first session, which had no device; not
 # run yet): branch next-m64-row-units (m64's row split up to 224 units,
-# fitted on the thirtieth session's call 2) against main, two rounds, host
+# fitted on the thirtieth session's call 2) and branch next-decode-tiles
+# (under the host plan a decode-like call with 1.3x the m64 tiles of its
+# mean query count takes m128dv, the 11-query side) against main, two rounds, host
 # and device plan, over the fresh row-decode draw (--row-decode-holdout,
 # drawn after the fit), short-decode-holdout4 and decode-holdout4 (both not
 # fitted on), and the fitted draws (row-decode, four short-decode); then the
@@ -9,16 +11,19 @@
 # Carry ["dist"]. Builds: dist/ by scripts/dist.sh on main; dist/m64ru/:
 #   git worktree add /tmp/b next-m64-row-units && (cd /tmp/b && CARGO_TARGET_DIR=/tmp/btarget \
 #     bash scripts/dist.sh) && mkdir -p dist/m64ru && cp /tmp/b/dist/{pagedattn,gpu_tests} dist/m64ru/
+# dist/dtiles/pagedattn likewise from next-decode-tiles (host code only).
 set -u
 for d in /usr/local/cuda/bin /usr/local/cuda/compute-sanitizer; do [ -d "$d" ] && PATH="$PATH:$d"; done
 OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"; t0=$(date +%s)
 trap '(cd "$OUT" && tar czf logs.tgz --remove-files ab abdev *.log 2>/dev/null); echo "total $(( $(date +%s) - t0 ))s"' EXIT
 W=()
+python3 scripts/make-sweep-workloads.py --decode-holdout2 dist/decode-holdout2.jsonl > /dev/null
 for m in row-decode-holdout short-decode-holdout4 decode-holdout4 row-decode short-decode short-decode-holdout \
   short-decode-holdout2 short-decode-holdout3; do
   python3 scripts/make-sweep-workloads.py --$m dist/$m.jsonl > /dev/null; W+=(--workloads dist/$m.jsonl); done
-A=dist/pagedattn; B=dist/m64ru/pagedattn
-AB_ROUNDS=2 AB_TIMEOUT=150 OUT=$OUT/ab bash scripts/device-ab.sh main=$A m64ru=$B -- "${W[@]}" > "$OUT/ab.txt" 2>&1
+A=dist/pagedattn; B=dist/m64ru/pagedattn; C=dist/dtiles/pagedattn
+AB_ROUNDS=2 AB_TIMEOUT=150 OUT=$OUT/ab bash scripts/device-ab.sh main=$A m64ru=$B dtiles=$C -- "${W[@]}" \
+  --workloads dist/decode-holdout2.jsonl > "$OUT/ab.txt" 2>&1
 echo "ab $(( $(date +%s) - t0 ))s"; grep -E "rc=" "$OUT/ab.txt" | grep -v "rc=0"
 AB_TIMEOUT=150 OUT=$OUT/abdev bash scripts/device-ab.sh main=$A@--plan=device m64ru=$B@--plan=device -- "${W[@]}" > "$OUT/abdev.txt" 2>&1
 echo "abdev $(( $(date +%s) - t0 ))s"; grep -E "rc=" "$OUT/abdev.txt" | grep -v "rc=0"
