@@ -489,6 +489,49 @@ fn page_id_checked_even_if_unread() {
     );
 }
 
+/// The first bad page id is the one named, wherever it falls among the
+/// blocks the check tests at once, for pools of any size (none, one page,
+/// past i32::MAX).
+#[test]
+fn page_id_first_bad_named_in_long_arrays() {
+    use pagedattn::problem::check_page_ids;
+    let naive = |num_pages: usize, ids: &[i32]| {
+        ids.iter()
+            .position(|&p| p < 0 || p as i64 >= num_pages as i64)
+            .map(|i| (i, ids[i] as i64))
+    };
+    let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
+    let mut next = move || {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        x
+    };
+    for num_pages in [0usize, 1, 7, 5000, 1 << 31, usize::MAX / 2] {
+        for len in [0usize, 1, 1023, 1024, 1025, 5000] {
+            let span = num_pages.clamp(1, 1 << 30) as u64;
+            let mut ids: Vec<i32> = (0..len).map(|_| (next() % span) as i32).collect();
+            // Bad ids at random places (some runs have none, some several).
+            for _ in 0..next() % 3 {
+                if len > 0 {
+                    let at = (next() % len as u64) as usize;
+                    ids[at] = match next() % 3 {
+                        0 => -1 - (next() % 1000) as i32,
+                        1 => num_pages.min(i32::MAX as usize) as i32,
+                        _ => i32::MIN,
+                    };
+                }
+            }
+            let dims = Dims::new(1, num_pages, 1, len);
+            let got = check_page_ids(&dims, &ids).err().map(|e| match e {
+                Error::PageOutOfRange { index, page, .. } => (index, page),
+                other => panic!("unexpected error {other:?}"),
+            });
+            assert_eq!(got, naive(num_pages, &ids), "num_pages {num_pages}, {len} ids");
+        }
+    }
+}
+
 // ---- sm_scale -------------------------------------------------------------
 
 #[test]
