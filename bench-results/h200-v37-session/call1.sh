@@ -6,7 +6,7 @@
 # m128d with chunks of 2 and 3 blocks forced; (2) m64's split on the 100
 # short decode-like calls (four short-decode draws and row-decode): auto,
 # m64 with the automatic split and with chunks of 1-4 blocks forced, m128dv,
-# one round (call 2 of the thirtieth session ran 1, 2 and 4). Carry ["dist"].
+# one round (call 2 of the thirtieth session ran 1, 2 and 4). Carry ["dist"], built by prepare.sh (this directory).
 # (3) codepf / codepf2: every entry point prefetches its own code into the
 # L2 at entry (cp.async.bulk.prefetch of 48/128 KB, 64/224 KB: direct /
 # persistent, 4 KB a CTA) against the build, two rounds over seed, shapes and

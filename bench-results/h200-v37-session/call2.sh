@@ -8,7 +8,7 @@
 # drawn after the fit), short-decode-holdout4 and decode-holdout4 (both not
 # fitted on), and the fitted draws (row-decode, four short-decode); then the
 # branch's GPU tests and memcheck / racecheck over the calls it moves.
-# Carry ["dist"]. Builds: dist/ by scripts/dist.sh on main; dist/m64ru/:
+# Carry ["dist"], built by prepare.sh (this directory). Builds: dist/ by scripts/dist.sh on main; dist/m64ru/:
 #   git worktree add /tmp/b next-m64-row-units && (cd /tmp/b && CARGO_TARGET_DIR=/tmp/btarget \
 #     bash scripts/dist.sh) && mkdir -p dist/m64ru && cp /tmp/b/dist/{pagedattn,gpu_tests} dist/m64ru/
 # dist/dtiles/pagedattn likewise from next-decode-tiles (host code only).
