@@ -320,7 +320,11 @@ pub fn auto_chunk(
         } else {
             ceil_div(nb_max, ceil_div(nb_max, c)) + o + os
         };
-        let est = longest.max(ceil_div(n, g) * cost / n);
+        // rounds x cost overflows only for shapes far beyond any GPU's
+        // memory (a plan of 10^8 queries over 10^9 keys); it wraps there as
+        // the kernel's unsigned product does, so both still pick the same
+        // candidate, and a debug build does not panic.
+        let est = longest.max(ceil_div(n, g).wrapping_mul(cost) / n);
         if est < best_est {
             (best, best_est) = (c, est);
         }
@@ -1552,5 +1556,42 @@ mod tests {
         assert_eq!((p.chunk, chunks(&p)), (32, 32));
         assert_eq!(max_chunks(2), MAX_CHUNKS);
         assert_eq!(max_chunks(3), MAX_CHUNKS_BY_FRAGMENTS);
+    }
+
+    /// Shapes that pass validation but no GPU's memory holds (10^8 queries
+    /// over 2 * 10^9 keys): the split search's estimate used to overflow
+    /// there (a panic in a debug build, whose overflow checks this test
+    /// needs to see it; `cargo test -p pagedattn --lib`).
+    #[test]
+    fn huge_shapes_plan_without_overflow() {
+        let cases: [(&[i32], &[i32]); 4] = [
+            (&[0, 170_000_000], &[0, 2_000_000_000]),
+            (&[0, 1, 170_000_000], &[0, 1_000_000_000, 2_000_000_000]),
+            (
+                &[0, 70_000_000, 78_000_000],
+                &[0, 1_000_000_000, 2_000_000_000],
+            ),
+            (&[0, 1, 2], &[0, 1_000_000_000, 2_000_000_000]),
+        ];
+        for (qo, kv) in cases {
+            let (total_q, keys) = (*qo.last().unwrap() as usize, *kv.last().unwrap() as usize);
+            let dims = crate::problem::Dims::new(total_q, 100_000_000, qo.len() - 1, keys);
+            assert!(crate::schedule::HostPlan::new(&dims, qo, kv, None).is_ok());
+            for config in TileConfig::ALL {
+                let resident = if config == TileConfig::M64 { 264 } else { 132 };
+                let (grid, _) = launch_grid(config, &dims, SplitPolicy::Auto, resident).unwrap();
+                let img = plan_image(&PlanInputs {
+                    config,
+                    qo_indptr: qo,
+                    kv_indptr: kv,
+                    total_q,
+                    num_kv_indices: keys,
+                    grid: grid as usize,
+                    split: SplitPolicy::Auto,
+                    partial_slots: merge_slots(config, 132),
+                });
+                assert!(img.is_some(), "{}", config.name());
+            }
+        }
     }
 }

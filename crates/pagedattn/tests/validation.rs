@@ -527,7 +527,11 @@ fn page_id_first_bad_named_in_long_arrays() {
                 Error::PageOutOfRange { index, page, .. } => (index, page),
                 other => panic!("unexpected error {other:?}"),
             });
-            assert_eq!(got, naive(num_pages, &ids), "num_pages {num_pages}, {len} ids");
+            assert_eq!(
+                got,
+                naive(num_pages, &ids),
+                "num_pages {num_pages}, {len} ids"
+            );
         }
     }
 }

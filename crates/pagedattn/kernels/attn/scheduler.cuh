@@ -322,7 +322,10 @@ struct SplitSearch {
                                                                                          : os_tile;
     const long long cost = work + o * n + os * split;
     const long long longest = k == 1 ? nb_max + o : (long long)ceil_div(nb_max, ceil_div(nb_max, c)) + o + os;
-    return max(longest, (n + g - 1) / g * cost / n);
+    // The product in unsigned arithmetic: it wraps (defined, as units::auto_chunk's
+    // wrapping_mul) only for shapes far beyond any GPU's memory.
+    const long long rounds_cost = (long long)((unsigned long long)((n + g - 1) / g) * (unsigned long long)cost);
+    return max(longest, rounds_cost / n);
   }
 };
 
