@@ -20,6 +20,7 @@ for v in codepf codepf2 timeline codepftl; do
 done
 for b in next-m64-row-units:m64ru next-decode-tiles:dtiles; do
   branch=${b%%:*}; name=${b#*:}; wt=/tmp/prepare-wt-$name
+  git rev-parse -q --verify "$branch" > /dev/null || { echo "note: no branch $branch"; continue; }
   git worktree remove --force "$wt" 2>/dev/null || true
   git worktree add -q "$wt" "$branch"
   (cd "$wt" && bash scripts/dist.sh > "/tmp/prepare-$name.log" 2>&1) \
@@ -31,5 +32,6 @@ done
 # call2.sh runs the GPU tests of m64ru only: the other two test binaries
 # would take the carry past 64 MiB.
 rm -f dist/gpu_tests dist/dtiles/gpu_tests
+mkdir -p dist/var
 du -sh dist
-ls dist dist/var dist/m64ru dist/dtiles
+ls dist dist/var; ls dist/m64ru dist/dtiles 2>/dev/null || true
