@@ -102,7 +102,8 @@ impl TileConfig {
     ///
     /// One sequence alone is held by its longest tiles, not by the GPU's
     /// throughput: m64's finer tiles fill the SMs its m128 tiles leave idle
-    /// up to longer sequences ([`M64_MAX_SINGLE_KV_LEN`]).
+    /// up to longer sequences ([`M64_MAX_SINGLE_KV_LEN`]; two sequences,
+    /// [`M64_MAX_PAIR_MEAN_KV_LEN`]).
     ///
     /// Among the 128-row configurations, from a tile's mean key range (the
     /// mean keys per sequence less half the mean queries): `M128Deep` from
@@ -140,8 +141,15 @@ impl TileConfig {
             return TileConfig::M64;
         }
         let (mean_q, mean_kv) = (total_q / batch, num_kv_indices / batch);
-        let m128_from = if batch == 1 {
-            M64_MAX_SINGLE_KV_LEN
+        let m128_from = match batch {
+            1 => M64_MAX_SINGLE_KV_LEN,
+            2 => M64_MAX_PAIR_MEAN_KV_LEN,
+            _ => M64_MAX_MEAN_Q_LEN,
+        };
+        // The decode rule was fitted with these bounds; the prefill ones
+        // above were refitted later without it.
+        let m128dv_from = if batch == 1 {
+            DECODE_SINGLE_M128DV_MIN_KEYS
         } else {
             M64_MAX_MEAN_Q_LEN
         };
@@ -158,7 +166,8 @@ impl TileConfig {
             } else {
                 TileConfig::M128DeepV
             }
-        } else if mean_kv >= m128_from
+        } else if mean_q < M128_MIN_MEAN_Q_LEN
+            && mean_kv >= m128dv_from
             && decode_m128dv_for(
                 total_q,
                 num_kv_indices,
@@ -649,13 +658,26 @@ pub const DECODE_M128DV_MAX_KEYS: usize = 65536;
 /// (`workloads/shapes.jsonl`, q_gt_kv_b8) m64 took 26.8 us and m128 30.0.
 pub const M64_MAX_MEAN_Q_LEN: usize = 320;
 
-/// Key count below which [`TileConfig::choose`] picks `M64` for a call of
-/// one sequence. Both configurations forced on one sequence of 256 to 1280
-/// tokens on the H200 (sixth session, calls 7 and 8,
-/// `scripts/make-sweep-workloads.py --tiles`): m64 was 11-12% faster at 320
-/// tokens and 3-6% at 384 and 448; m128 1.5% faster at 512, the two within
-/// 1% at 559 (seed07 / seed08) and 576, m128 4-12% faster from 640 up.
-pub const M64_MAX_SINGLE_KV_LEN: usize = 512;
+/// Key count below which [`TileConfig::choose`] picks `M64` for a prefill
+/// of one sequence. Every configuration forced on one sequence of 256 to
+/// 1536 tokens (thirty-third session, call 1, two rounds, H100;
+/// `bench-results/h200-v37-session/prefill-grid.py`): m64 0.95-0.96 of
+/// the 128-row tiles' time at 512-576 tokens (seed07 / seed08: 559), 0.99
+/// at 640, within 1% of the fastest at 704, 2-13% slower from 768 up. (The
+/// sixth session's fit, 512, was on kernels since replaced.)
+pub const M64_MAX_SINGLE_KV_LEN: usize = 704;
+
+/// Mean key count below which [`TileConfig::choose`] picks `M64` for a
+/// prefill of two sequences: same call, two sequences within 10% of a mean
+/// of 320-512 tokens: m64 0.98, 0.98, 0.95 and 0.91 of the 128-row tiles'
+/// time at 320, 352, 416 and 512. From three sequences the two traded
+/// places within 8% either way above 320 ([`M64_MAX_MEAN_Q_LEN`] stays).
+pub const M64_MAX_PAIR_MEAN_KV_LEN: usize = 576;
+
+/// Key count from which a decode-like call of one sequence may take
+/// `M128DeepV` ([`decode_prefers_m128dv`]): the prefill bound this rule was
+/// fitted under (twentieth to thirtieth sessions), kept when that moved.
+pub const DECODE_SINGLE_M128DV_MIN_KEYS: usize = 512;
 
 /// Mean query count per sequence from which [`TileConfig::choose`] picks
 /// `M128` (given enough keys): on cached prefixes (`workloads/prefix.jsonl`,
@@ -738,15 +760,19 @@ mod tests {
 
     #[test]
     fn host_plan_validates_and_chooses() {
-        // 4 sequences, two without queries: mean over the other two is 500.
-        let qo = [0, 500, 500, 500, 1000];
-        let kv = [0, 500, 510, 510, 1010];
-        let d = Dims::new(1000, 3000, 4, 1010);
+        // 4 sequences, two without queries: mean over the other two is 600.
+        let qo = [0, 600, 600, 600, 1200];
+        let kv = [0, 600, 610, 610, 1210];
+        let d = Dims::new(1200, 3000, 4, 1210);
         let plan = HostPlan::new(&d, &qo, &kv, None).unwrap();
         assert_eq!(plan.config, TileConfig::M128DeepV);
-        // total_q / batch alone would say 250: m64.
-        assert_eq!(TileConfig::choose(1000, 1010, 4), TileConfig::M64);
-        assert_eq!(TileConfig::choose(1000, 1010, 2), TileConfig::M128DeepV);
+        // total_q / batch alone would say 300: m64.
+        assert_eq!(TileConfig::choose(1200, 1210, 4), TileConfig::M64);
+        assert_eq!(TileConfig::choose(1200, 1210, 2), TileConfig::M128DeepV);
+        // Short prefills: m64 below 704 tokens alone, 576 a sequence for two.
+        assert_eq!(TileConfig::choose(704, 704, 1), TileConfig::M128Deep);
+        assert_eq!(TileConfig::choose(1024, 1024, 2), TileConfig::M64);
+        assert_eq!(TileConfig::choose(1056, 1056, 3), TileConfig::M128DeepV);
         // More queries than keys: the tiles see few keys, m64.
         assert_eq!(TileConfig::choose(4800, 1678, 8), TileConfig::M64);
         // A cached prefix: few queries over many keys, the deep ring (m192
@@ -830,14 +856,14 @@ mod tests {
             TileConfig::choose(65 * 128, 65 * 4096, 65),
             TileConfig::M128
         );
-        // One sequence: m64 below 512 keys, else the deep ring.
+        // One sequence: m64 below 704 keys, else the deep ring.
         assert_eq!(TileConfig::choose(448, 448, 1), TileConfig::M64);
-        assert_eq!(TileConfig::choose(559, 559, 1), TileConfig::M128Deep);
+        assert_eq!(TileConfig::choose(703, 703, 1), TileConfig::M64);
         assert_eq!(TileConfig::choose(64, 16384, 1), TileConfig::M128Deep);
-        // Batches of up to 64: short tiles (a tile's mean keys 160, 279)
+        // Batches of up to 64: short tiles (a tile's mean keys 320, 559)
         // take the V-deep ring too; more sequences, m128.
-        assert_eq!(TileConfig::choose(640, 640, 2), TileConfig::M128DeepV);
-        assert_eq!(TileConfig::choose(1118, 1118, 2), TileConfig::M128DeepV);
+        assert_eq!(TileConfig::choose(1280, 1280, 2), TileConfig::M128DeepV);
+        assert_eq!(TileConfig::choose(2236, 2236, 2), TileConfig::M128DeepV);
         assert_eq!(TileConfig::choose(65 * 512, 65 * 512, 65), TileConfig::M128);
         assert_eq!(
             TileConfig::choose(2 * 1307, 2 * 1307, 2),
@@ -887,7 +913,7 @@ mod tests {
         assert_eq!(lone(65, 16384), TileConfig::M128);
         assert_eq!(lone(65, 2048), TileConfig::M128);
         // Bad contents are typed errors, page ids included when given.
-        let bad = HostPlan::new(&d, &[0, 500, 400, 400, 1000], &kv, None);
+        let bad = HostPlan::new(&d, &[0, 600, 400, 400, 1200], &kv, None);
         assert!(
             matches!(
                 bad,
@@ -898,7 +924,7 @@ mod tests {
             ),
             "{bad:?}"
         );
-        let idx: Vec<i32> = (0..1010).map(|i| if i == 7 { 3000 } else { i }).collect();
+        let idx: Vec<i32> = (0..1210).map(|i| if i == 7 { 3000 } else { i }).collect();
         let bad = HostPlan::new(&d, &qo, &kv, Some(&idx));
         assert!(
             matches!(
