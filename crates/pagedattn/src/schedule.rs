@@ -103,7 +103,9 @@ impl TileConfig {
     /// One sequence alone is held by its longest tiles, not by the GPU's
     /// throughput: m64's finer tiles fill the SMs its m128 tiles leave idle
     /// up to longer sequences ([`M64_MAX_SINGLE_KV_LEN`]; two sequences,
-    /// [`M64_MAX_PAIR_MEAN_KV_LEN`]).
+    /// [`M64_MAX_PAIR_MEAN_KV_LEN`]), and over a cached prefix of up to
+    /// [`M64_FEW_TILES_MAX_KV_LEN`] keys wherever the 128-row plan would have
+    /// at most [`M64_FEW_TILES128_MAX`] tiles.
     ///
     /// Among the 128-row configurations, from a tile's mean key range (the
     /// mean keys per sequence less half the mean queries): `M128Deep` from
@@ -153,7 +155,22 @@ impl TileConfig {
         } else {
             M64_MAX_MEAN_Q_LEN
         };
-        if mean_kv >= m128_from && mean_q >= M128_MIN_MEAN_Q_LEN {
+        // A few short sequences over a cached prefix: the 128-row plan
+        // leaves most SMs idle, m64's twice as many tiles fill them.
+        let tiles128 = batch * crate::problem::NUM_KV_HEADS * (mean_q * GROUP_SIZE).div_ceil(128);
+        let few_tiles = mean_q >= M128_MIN_MEAN_Q_LEN
+            && batch <= M64_FEW_TILES_MAX_BATCH
+            && tiles128
+                <= if batch <= 2 {
+                    M64_FEW_TILES128_MAX
+                } else {
+                    M64_FEW_TILES128_MAX_3_4
+                }
+            && tiles128 * mean_kv <= M64_FEW_TILES_MAX_TILE_KEYS
+            && (M64_FEW_TILES_MIN_KV_LEN..=M64_FEW_TILES_MAX_KV_LEN).contains(&mean_kv);
+        if few_tiles {
+            TileConfig::M64
+        } else if mean_kv >= m128_from && mean_q >= M128_MIN_MEAN_Q_LEN {
             let tile_keys = mean_kv.saturating_sub(mean_q / 2);
             if batch > M128_DEEP_MAX_BATCH {
                 TileConfig::M128
@@ -674,6 +691,43 @@ pub const M64_MAX_SINGLE_KV_LEN: usize = 704;
 /// places within 8% either way above 320 ([`M64_MAX_MEAN_Q_LEN`] stays).
 pub const M64_MAX_PAIR_MEAN_KV_LEN: usize = 576;
 
+/// The 128-row plan's tile count (sequences x kv heads x 128-row tiles a
+/// sequence, from the mean query count) up to which [`TileConfig::choose`]
+/// picks `M64` for short prefills of up to [`M64_FEW_TILES_MAX_BATCH`]
+/// sequences over a cached prefix of [`M64_FEW_TILES_MIN_KV_LEN`] to
+/// [`M64_FEW_TILES_MAX_KV_LEN`] keys, while the tiles times the keys stay
+/// within [`M64_FEW_TILES_MAX_TILE_KEYS`]. Thirty-fifth session, H100,
+/// two rounds each (`bench-results/h200-v39-session/`): every
+/// configuration forced on one sequence of 64-640 queries over 256-4096
+/// more keys and 2-4 of 12-24 queries over 384-768 keys (call 3): one
+/// sequence of 64 queries over 1088 / 2112 keys m64 0.83 / 0.90 of the
+/// automatic choice's time, 128 over 1152 / 2176 0.91 / 0.97 (24 tiles),
+/// 256 (48 tiles) over 768-4352 1.03-1.21; 2-4 of 16-24 queries over ~768
+/// keys 0.83-0.98. At 24 tiles on a fresh draw (call 4) the 18 calls it
+/// moved took 0.80-0.98 of main's time and m64 forced beat the rest on
+/// calls of 28-36 tiles; at 36 on a second draw (call 5) the 10 more calls
+/// moved took 0.91-0.99, except 3-4 sequences of 40-56 queries over
+/// ~1700-2200 keys (32-36 tiles: 1.03-1.13), so for 3-4 sequences the
+/// bound stays 24 ([`M64_FEW_TILES128_MAX_3_4`]; their calls of 32-36
+/// tiles moved 0.90-1.10, geomean ~0.99).
+pub const M64_FEW_TILES128_MAX: usize = 36;
+/// [`M64_FEW_TILES128_MAX`] for calls of 3-4 sequences.
+pub const M64_FEW_TILES128_MAX_3_4: usize = 24;
+/// [`M64_FEW_TILES128_MAX`]'s bound on the 128-row tiles times the mean
+/// keys a sequence (24 tiles of 2304 keys): below it every call of calls
+/// 4-5 that m64 slowed stays off it.
+pub const M64_FEW_TILES_MAX_TILE_KEYS: usize = 24 * 2304;
+/// Keys a sequence up to which [`M64_FEW_TILES128_MAX`] applies: one
+/// sequence of 64 queries over 4160 keys m64 1.05, 128 over 4224 1.09.
+pub const M64_FEW_TILES_MAX_KV_LEN: usize = 2304;
+/// Keys a sequence from which [`M64_FEW_TILES128_MAX`] applies: over ~384
+/// keys 3-4 sequences of 12-24 queries were within 7% either way (geomean
+/// ~1.02 on m64), so the older bounds keep those calls.
+pub const M64_FEW_TILES_MIN_KV_LEN: usize = 512;
+/// Sequences up to which [`M64_FEW_TILES128_MAX`] applies: the draws it was
+/// fitted and checked on had 1-4.
+pub const M64_FEW_TILES_MAX_BATCH: usize = 4;
+
 /// Key count from which a decode-like call of one sequence may take
 /// `M128DeepV` ([`decode_prefers_m128dv`]): the prefill bound this rule was
 /// fitted under (twentieth to thirtieth sessions), kept when that moved.
@@ -775,6 +829,26 @@ mod tests {
         assert_eq!(TileConfig::choose(1056, 1056, 3), TileConfig::M128DeepV);
         // More queries than keys: the tiles see few keys, m64.
         assert_eq!(TileConfig::choose(4800, 1678, 8), TileConfig::M64);
+        // A few short sequences over 512-2304 keys of cached prefix: m64
+        // up to 36 tiles of the 128-row plan (one sequence of 192 queries)
+        // and 24 x 2304 tiles times keys; the 128-row tiles past a bound.
+        assert_eq!(TileConfig::choose(128, 2176, 1), TileConfig::M64);
+        assert_eq!(TileConfig::choose(3 * 32, 3 * 1500, 3), TileConfig::M64);
+        assert_eq!(TileConfig::choose(192, 1336, 1), TileConfig::M64);
+        assert_eq!(TileConfig::choose(256, 1280, 1), TileConfig::M128DeepV);
+        assert_eq!(
+            TileConfig::choose(4 * 30, 4 * 1540, 4),
+            TileConfig::M128DeepV
+        );
+        assert_eq!(
+            TileConfig::choose(5 * 16, 5 * 1000, 5),
+            TileConfig::M128DeepV
+        );
+        assert_eq!(TileConfig::choose(128, 4224, 1), TileConfig::M128Deep);
+        assert_eq!(
+            TileConfig::choose(4 * 20, 4 * 400, 4),
+            TileConfig::M128DeepV
+        );
         // A cached prefix: few queries over many keys, the deep ring (m192
         // needs the sequences' lengths: the host plan); with more tiles too;
         // one query, m64.
