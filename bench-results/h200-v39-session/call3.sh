@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Call 3 (thirty-fifth session): every tile configuration forced on the
-# cached-prefix grid (prefix-grid.py, drawn here into dist/pg.jsonl, with
+# cached-prefix grid (prefix-draws.py grid, drawn here into dist/pg.jsonl, with
 # wide_prefix3 and wide_prefix5 of make-shapes-workloads.py --wide
 # appended), two rounds. Carry ["dist"] (dist/pagedattn: scripts/dist.sh on main).
 set -u

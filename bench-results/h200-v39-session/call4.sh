@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Call 4 (thirty-fifth session): the few-tiles rule (M64_FEW_TILES128_MAX)
-# against main's build on a fresh draw (prefix-holdout.py, with the two
+# against main's build on a fresh draw (prefix-draws.py draw1, with the two
 # calls of the other sets it moves appended: dist/ph.jsonl), two rounds,
 # host and device plan, m64 forced beside; memcheck on the new build over
 # the draw. Carry ["dist"]: dist/pagedattn (the rule), dist/old/pagedattn (fef6c5b).

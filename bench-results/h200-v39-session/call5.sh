@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Call 5 (thirty-fifth session): the few-tiles rule at 36 tiles (dist/pagedattn)
 # against 24 (dist/r24/pagedattn, call 4's build) and main (dist/old/pagedattn),
-# m64 forced beside, on a second fresh draw (prefix-holdout2.py:
+# m64 forced beside, on a second fresh draw (prefix-draws.py draw2:
 # dist/ph2.jsonl), two rounds; memcheck on the 36-tile build. Carry ["dist"].
 set -u
 OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"; t0=$(date +%s)

@@ -2,7 +2,7 @@
 # Call 6 (thirty-fifth session): the few-tiles rule as committed (36 tiles
 # for 1-2 sequences, 24 for 3-4, tiles x keys <= 24 x 2304; dist/pagedattn)
 # against main (dist/old/pagedattn) on a third fresh draw
-# (prefix-holdout3.py: dist/ph3.jsonl), two rounds, host and device plan,
+# (prefix-draws.py draw3: dist/ph3.jsonl), two rounds, host and device plan,
 # m64 forced beside; memcheck under both plans. Carry ["dist"].
 set -u
 OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"; t0=$(date +%s)

@@ -703,19 +703,20 @@ pub const M64_MAX_PAIR_MEAN_KV_LEN: usize = 576;
 /// sequence of 64 queries over 1088 / 2112 keys m64 0.83 / 0.90 of the
 /// automatic choice's time, 128 over 1152 / 2176 0.91 / 0.97 (24 tiles),
 /// 256 (48 tiles) over 768-4352 1.03-1.21; 2-4 of 16-24 queries over ~768
-/// keys 0.83-0.98. At 24 tiles on a fresh draw (call 4) the 18 calls it
+/// keys 0.83-0.98. At 24 tiles on a fresh draw (call 4) the 17 calls it
 /// moved took 0.80-0.98 of main's time and m64 forced beat the rest on
-/// calls of 28-36 tiles; at 36 on a second draw (call 5) the 10 more calls
-/// moved took 0.91-0.99, except 3-4 sequences of 40-56 queries over
-/// ~1700-2200 keys (32-36 tiles: 1.03-1.13), so for 3-4 sequences the
-/// bound stays 24 ([`M64_FEW_TILES128_MAX_3_4`]; their calls of 32-36
-/// tiles moved 0.90-1.10, geomean ~0.99).
+/// calls of 28-36 tiles; at 36 on a second draw (call 5) the 18 more calls
+/// it moved took 0.91-1.01 of the 24-tile rule's time with 1-2 sequences,
+/// 0.91-1.13 with 3-4 (geomean 1.01; 40-56 queries over ~1700-2200 keys
+/// 1.05-1.13), so for 3-4 sequences the bound stays 24
+/// ([`M64_FEW_TILES128_MAX_3_4`]).
 pub const M64_FEW_TILES128_MAX: usize = 36;
 /// [`M64_FEW_TILES128_MAX`] for calls of 3-4 sequences.
 pub const M64_FEW_TILES128_MAX_3_4: usize = 24;
 /// [`M64_FEW_TILES128_MAX`]'s bound on the 128-row tiles times the mean
-/// keys a sequence (24 tiles of 2304 keys): below it every call of calls
-/// 4-5 that m64 slowed stays off it.
+/// keys a sequence (24 tiles of 2304 keys, the longest the 24-tile rule
+/// was checked on): it keeps 32-36 tiles over ~1950-2400 keys off m64
+/// (call 5: 1.00-1.01 there; call 4: m64 forced 0.94-0.97, so cautious).
 pub const M64_FEW_TILES_MAX_TILE_KEYS: usize = 24 * 2304;
 /// Keys a sequence up to which [`M64_FEW_TILES128_MAX`] applies: one
 /// sequence of 64 queries over 4160 keys m64 1.05, 128 over 4224 1.09.
