@@ -61,12 +61,13 @@ def write(path, calls, rng):
             f.write(json.dumps(w) + "\n")
 
 
-mode, out = sys.argv[1], sys.argv[2]
-if mode == "grid":
-    rng = random.Random(3507)
-    calls = grid(rng)
-else:
-    seed, n, prefix, queries, kv_range = DRAWS[mode]
-    rng = random.Random(seed)
-    calls = draw(rng, n, prefix, queries, kv_range)
-write(out, calls, rng)
+if __name__ == "__main__":
+    mode, out = sys.argv[1], sys.argv[2]
+    if mode == "grid":
+        rng = random.Random(3507)
+        calls = grid(rng)
+    else:
+        seed, n, prefix, queries, kv_range = DRAWS[mode]
+        rng = random.Random(seed)
+        calls = draw(rng, n, prefix, queries, kv_range)
+    write(out, calls, rng)
