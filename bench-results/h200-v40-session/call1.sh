@@ -5,8 +5,8 @@
 # draw3 (dist/ph3.jsonl), m64 forced and the device plan beside; memcheck
 # under both plans. (b) Grid A (grids.py dec: dist/ga.jsonl): auto, m64,
 # m128dv. (c) Grid B (grids.py m192: dist/gb.jsonl): auto, m192, m128d,
-# m128dv. Two rounds each. (d) The table on 1ef08c7 (scripts/device-table.sh,
-# the wide and short-decode draws too). Carry ["dist", ".peers"], dist's
+# m128dv. Two rounds each. (d) The checks on 1ef08c7's build (GPU tests,
+# reliability, the four sanitizers under both plans). Carry ["dist"], dist's
 # binaries compressed (scripts/device-unpack.sh).
 set -u
 bash scripts/device-unpack.sh
@@ -27,8 +27,8 @@ AB_ROUNDS=2 AB_TIMEOUT=60 OUT=$OUT/abb timeout 200 bash scripts/device-ab.sh aut
 echo "gb done $(( $(date +%s) - t0 ))s"
 grep -hE "rc=" "$OUT/ph3.txt" "$OUT/ga.txt" "$OUT/gb.txt" | grep -v "rc=0"
 grep -E "^\| " "$OUT/ph3.txt" | cut -c1-110 > "$OUT/ph3-table.txt"
-python3 scripts/make-shapes-workloads.py --serving dist/serving.jsonl > /dev/null
-TABLE_WIDE=1 TABLE_PEER_S=200 TABLE_R3_BEFORE_S=300 OUT=$OUT/table timeout 470 bash scripts/device-table.sh > "$OUT/table.txt" 2>&1
-echo "table rc=$? $(( $(date +%s) - t0 ))s"; tail -25 "$OUT/table.txt"
+TESTS_TIMEOUT=150 REL_TIMEOUT=90 SANITIZERS="memcheck racecheck synccheck initcheck" SAN_TIMEOUT=45 \
+  timeout 330 bash scripts/device-run.sh tests reliability sanitize-plans > "$OUT/checks.txt" 2>&1
+echo "checks rc=$? $(( $(date +%s) - t0 ))s"; sed -n '/^=== summary/,$p' "$OUT/checks.txt"
 grep -E "^\| " "$OUT/ph3.txt" | cut -c1-110
 echo "total $(( $(date +%s) - t0 ))s"
