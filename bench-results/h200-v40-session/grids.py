@@ -33,7 +33,10 @@ def m192(rng):
             for kv in (2048, 2560, 3072, 3584, 4096, 4608, 5500)]
 
 
+GRIDS = {"dec": (37011, dec), "m192": (37012, m192)}  # mode: seed, generator
+
 if __name__ == "__main__":
     mode, out = sys.argv[1], sys.argv[2]
-    rng = random.Random({"dec": 37011, "m192": 37012}[mode])
-    prefix_draws.write(out, {"dec": dec, "m192": m192}[mode](rng), rng)
+    seed, make = GRIDS[mode]
+    rng = random.Random(seed)
+    prefix_draws.write(out, make(rng), rng)
