@@ -161,7 +161,7 @@ impl TileConfig {
         let few_tiles = mean_q >= M128_MIN_MEAN_Q_LEN
             && batch <= M64_FEW_TILES_MAX_BATCH
             && tiles128
-                <= if batch <= 2 {
+                <= if batch <= 2 || M64_FEW_TILES_3_4_SHORT_KV_LENS.contains(&mean_kv) {
                     M64_FEW_TILES128_MAX
                 } else {
                     M64_FEW_TILES128_MAX_3_4
@@ -538,10 +538,12 @@ fn decode_m128dv_for(
         return false;
     }
     if mean_q >= DECODE_M128DV_MIN_MEAN_Q {
-        // One sequence: its few 128-row tiles leave most SMs idle, m64's
-        // twice as many (each key read twice) fill them.
+        // One to four sequences: their few 128-row tiles leave most SMs
+        // idle, m64's twice as many (each key read twice) fill them.
         let single_m64 = batch == 1 && num_kv_indices <= DECODE_SINGLE_M64_MAX_KEYS;
-        return batch <= DECODE_M128DV_MAX_BATCH_WIDE && !single_m64;
+        let few_m64 = (2..=DECODE_FEW_M64_MAX_BATCH).contains(&batch)
+            && (DECODE_FEW_M64_MIN_MEAN_KEYS..=DECODE_FINE_MAX_MEAN_KEYS).contains(&mean_kv);
+        return batch <= DECODE_M128DV_MAX_BATCH_WIDE && !single_m64 && !few_m64;
     }
     batch <= DECODE_M128DV_MAX_BATCH
         && num_kv_indices <= DECODE_M128DV_MAX_KEYS
@@ -660,6 +662,18 @@ pub const DECODE_M128DV_MAX_BATCH_WIDE: usize = M128_DEEP_MAX_BATCH;
 /// two sequences mixed (0.71-1.10), so one only. Also call 2: 14 queries
 /// over 571 keys 0.905, over 2087 0.816; over 16384-48000 keys 1.01-1.14.
 pub const DECODE_SINGLE_M64_MAX_KEYS: usize = 4096;
+/// Most sequences of [`DECODE_M128DV_MIN_MEAN_Q`] or more queries (a
+/// decode-like call) that m64 takes over `M128DeepV` when their mean keys
+/// are [`DECODE_FEW_M64_MIN_MEAN_KEYS`] to [`DECODE_FINE_MAX_MEAN_KEYS`]
+/// ([`decode_prefers_m128dv`]). Thirty-eighth session (H100, grid A of
+/// `bench-results/h200-v40-session/grids.py`: 2-4 sequences of 11-15
+/// queries over 640-2300 keys, m64 and m128dv forced): of the calls the
+/// rule left on m128dv in that range, 9 of 10 ran on m64 at 0.835-0.941
+/// of m128dv's time and one at 1.085; above 2048 keys 0.95-1.04.
+pub const DECODE_FEW_M64_MAX_BATCH: usize = 4;
+/// Fewest mean keys a sequence for [`DECODE_FEW_M64_MAX_BATCH`]: the
+/// shortest grid A measured (means of 585-666 keys).
+pub const DECODE_FEW_M64_MIN_MEAN_KEYS: usize = 576;
 /// Queries a sequence from which a decode-like call's m64 tiles (64 rows: 10
 /// queries of 6 heads) would read each key twice ([`decode_prefers_m128dv`]).
 pub const DECODE_M128DV_MIN_MEAN_Q: usize = 11;
@@ -711,8 +725,16 @@ pub const M64_MAX_PAIR_MEAN_KV_LEN: usize = 576;
 /// 1.05-1.13), so for 3-4 sequences the bound stays 24
 /// ([`M64_FEW_TILES128_MAX_3_4`]).
 pub const M64_FEW_TILES128_MAX: usize = 36;
-/// [`M64_FEW_TILES128_MAX`] for calls of 3-4 sequences.
+/// [`M64_FEW_TILES128_MAX`] for calls of 3-4 sequences outside
+/// [`M64_FEW_TILES_3_4_SHORT_KV_LENS`].
 pub const M64_FEW_TILES128_MAX_3_4: usize = 24;
+/// Mean keys a sequence over which calls of 3-4 sequences take
+/// [`M64_FEW_TILES128_MAX`] too. Over the three draws of the thirty-fifth
+/// and thirty-eighth sessions (H100, m64 forced beside the rule), the
+/// calls of 3-4 sequences at 28-36 tiles over 768-1286 keys ran on m64 at
+/// 0.905-1.009 of the 24-tile rule's time (8 calls, geomean ~0.94); over
+/// 533 keys 1.027, over 1400-1850 0.93-1.03, over 2100-2600 0.96-1.10.
+pub const M64_FEW_TILES_3_4_SHORT_KV_LENS: std::ops::RangeInclusive<usize> = 640..=1280;
 /// [`M64_FEW_TILES128_MAX`]'s bound on the 128-row tiles times the mean
 /// keys a sequence (24 tiles of 2304 keys, the longest the 24-tile rule
 /// was checked on): it keeps 32-36 tiles over ~1950-2400 keys off m64
@@ -766,9 +788,14 @@ pub const SINGLE_M128_DEEP_V_MIN_KEYS: usize = 512;
 pub const M128_DEEP_MAX_BATCH: usize = 64;
 
 /// Keys per query from which [`TileConfig::prefers_m192`] considers
-/// `M192`: its wins were all at 8 and above (cached prefixes of 1024 to
-/// 32768 keys), its losses without a prefix (keys = queries).
-pub const M192_MIN_PREFIX_RATIO: usize = 8;
+/// `M192`: its wins were all at 8 and above when the model was fitted
+/// (cached prefixes of 1024 to 32768 keys), its losses without a prefix
+/// (keys = queries). Thirty-eighth session (H100, one sequence of 192-640
+/// queries over 2048-5500 keys, every configuration forced): the six
+/// calls of 5-7 keys a query that the model put below its bound (384-512
+/// queries over 2560-3584 keys) ran on m192 at 0.90-0.95 of the 128-row
+/// tiles' best, so the bound moved from 8 to 5.
+pub const M192_MIN_PREFIX_RATIO: usize = 5;
 
 /// Most 128-row tiles a call [`TileConfig::prefers_m192`] gives to `M192`:
 /// it won at 192 (16 x 64 queries over 1024 keys 0.87, 2 x 512 over 4096
@@ -841,6 +868,21 @@ mod tests {
             TileConfig::choose(4 * 30, 4 * 1540, 4),
             TileConfig::M128DeepV
         );
+        // 3-4 sequences over 640-1280 keys: up to 36 tiles.
+        assert_eq!(TileConfig::choose(4 * 30, 4 * 780, 4), TileConfig::M64);
+        assert_eq!(TileConfig::choose(3 * 56, 3 * 1280, 3), TileConfig::M64);
+        assert_eq!(
+            TileConfig::choose(3 * 56, 3 * 1281, 3),
+            TileConfig::M128DeepV
+        );
+        assert_eq!(
+            TileConfig::choose(4 * 24, 4 * 600, 4),
+            TileConfig::M128DeepV
+        );
+        assert_eq!(
+            TileConfig::choose(4 * 48, 4 * 800, 4),
+            TileConfig::M128DeepV
+        );
         assert_eq!(
             TileConfig::choose(5 * 16, 5 * 1000, 5),
             TileConfig::M128DeepV
@@ -896,7 +938,13 @@ mod tests {
             (4, 4 * 448, 4, TileConfig::M128DeepV),
             (16 * 2, 16 * 400, 16, TileConfig::M128DeepV),
             (4 * 14, 4 * 1350, 4, TileConfig::M64),
-            (4 * 15, 4 * 1350, 4, TileConfig::M128DeepV),
+            // 2-4 sequences of 11-15 queries over 576-2048 keys: m64; more
+            // sequences, keys or fewer keys: m128dv.
+            (4 * 15, 4 * 1350, 4, TileConfig::M64),
+            (2 * 11, 2 * 576, 2, TileConfig::M64),
+            (4 * 15, 4 * 2049, 4, TileConfig::M128DeepV),
+            (5 * 15, 5 * 1350, 5, TileConfig::M128DeepV),
+            (2 * 15, 2 * 575, 2, TileConfig::M128DeepV),
             (11 * 3, 11 * 1000, 11, TileConfig::M64),
             (24 * 4, 24 * 1500, 24, TileConfig::M64),
             (24 * 15, 24 * 2048, 24, TileConfig::M128DeepV),
@@ -913,7 +961,6 @@ mod tests {
             (15, 640, 1, TileConfig::M64),
             (11, 4096, 1, TileConfig::M64),
             (11, 4097, 1, TileConfig::M128DeepV),
-            (2 * 15, 2 * 640, 2, TileConfig::M128DeepV),
         ] {
             assert_eq!(TileConfig::choose(q, kv, b), want, "{q} {kv} {b}");
         }
@@ -1047,6 +1094,10 @@ mod tests {
             (2, 256, 4096),
             (8, 128, 8192),
             (1, 512, 16384),
+            // Thirty-eighth session (H100): 5-7 keys a query.
+            (1, 384, 2560),
+            (1, 448, 3072),
+            (1, 512, 3584),
         ];
         let not = [
             (8, 32, 4096),
@@ -1064,6 +1115,11 @@ mod tests {
             (1, 1024, 8192),
             (1, 512, 32768),
             (65, 64, 16384),
+            // Thirty-eighth session (H100): 1.05-1.09x (320 queries), and
+            // below 5 keys a query.
+            (1, 320, 3072),
+            (1, 320, 5500),
+            (1, 512, 2048),
         ];
         for (b, q, kv) in faster {
             assert!(prefers(&even(b, q, kv)), "{b} x ({q}, {kv})");

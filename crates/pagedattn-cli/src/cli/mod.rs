@@ -46,7 +46,8 @@ enum Command {
     Bench(BenchArgs),
     /// Check each workload against the reference and print the worst errors.
     Check(CheckArgs),
-    /// List the selected workloads with their sizes and floors.
+    /// List the selected workloads with their sizes, floors and the host
+    /// plan's tile configuration.
     List(SelectArgs),
 }
 

@@ -229,7 +229,8 @@ fn geomean(xs: &[f64]) -> Option<f64> {
     Some((xs.iter().map(|x| x.ln()).sum::<f64>() / xs.len() as f64).exp())
 }
 
-/// `pagedattn list`: sizes and the floor with the H200 peaks of SPEC.md.
+/// `pagedattn list`: sizes, the floor with the H200 peaks of SPEC.md and the
+/// tile configuration the host plan chooses (`-` where it refuses the call).
 pub fn list(workloads: &[Workload]) -> String {
     let nw = workloads
         .iter()
@@ -238,15 +239,17 @@ pub fn list(workloads: &[Workload]) -> String {
         .unwrap_or(8)
         .max(8);
     let mut s = format!(
-        "| {:<nw$} | total_q | batch | num_pages |      pairs |  GFLOP |     MB | H200 floor us |\n\
-         |{}|--------:|------:|----------:|-----------:|-------:|-------:|--------------:|\n",
+        "| {:<nw$} | total_q | batch | num_pages |      pairs |  GFLOP |     MB | H200 floor us | plan   |\n\
+         |{}|--------:|------:|----------:|-----------:|-------:|-------:|--------------:|--------|\n",
         "workload",
         "-".repeat(nw + 2)
     );
     for w in workloads {
         let (floor, bound) = bench::floor_us(w.flops(), w.bytes(), &Peaks::H200_DEFAULT);
+        let plan = pagedattn::HostPlan::new(&w.dims(), &w.qo_indptr, &w.kv_indptr, None)
+            .map_or("-", |p| p.config.name());
         s += &format!(
-            "| {:<nw$} | {:>7} | {:>5} | {:>9} | {:>10} | {:>6.2} | {:>6.2} | {:>6.2} {:<6} |\n",
+            "| {:<nw$} | {:>7} | {:>5} | {:>9} | {:>10} | {:>6.2} | {:>6.2} | {:>6.2} {:<6} | {:<6} |\n",
             w.name,
             w.total_q,
             w.batch(),
@@ -256,6 +259,7 @@ pub fn list(workloads: &[Workload]) -> String {
             w.bytes() / 1e6,
             floor,
             if bound == "compute" { "(c)" } else { "(m)" },
+            plan,
         );
     }
     s
