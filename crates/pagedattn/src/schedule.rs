@@ -541,8 +541,10 @@ fn decode_m128dv_for(
         // One to four sequences: their few 128-row tiles leave most SMs
         // idle, m64's twice as many (each key read twice) fill them.
         let single_m64 = batch == 1 && num_kv_indices <= DECODE_SINGLE_M64_MAX_KEYS;
+        // Where m64's split cuts a tile (as below 11 queries).
         let few_m64 = (2..=DECODE_FEW_M64_MAX_BATCH).contains(&batch)
-            && (DECODE_FEW_M64_MIN_MEAN_KEYS..=DECODE_FINE_MAX_MEAN_KEYS).contains(&mean_kv);
+            && (DECODE_FEW_M64_MIN_MEAN_KEYS..=DECODE_FINE_MAX_MEAN_KEYS).contains(&mean_kv)
+            && m64_plan_splits(total_q, num_kv_indices, batch, indptrs);
         return batch <= DECODE_M128DV_MAX_BATCH_WIDE && !single_m64 && !few_m64;
     }
     batch <= DECODE_M128DV_MAX_BATCH
@@ -669,7 +671,13 @@ pub const DECODE_SINGLE_M64_MAX_KEYS: usize = 4096;
 /// `bench-results/h200-v40-session/grids.py`: 2-4 sequences of 11-15
 /// queries over 640-2300 keys, m64 and m128dv forced): of the calls the
 /// rule left on m128dv in that range, 9 of 10 ran on m64 at 0.835-0.941
-/// of m128dv's time and one at 1.085; above 2048 keys 0.95-1.04.
+/// of m128dv's time and one at 1.085; above 2048 keys 0.95-1.04. On a
+/// fresh draw (call 2, `h200-v41-session/val-draws.py`) 13 of the 14 calls
+/// it moved took 0.852-0.919 of main's time and one 1.099. The two slower
+/// calls were the only ones whose m64 plan (host, exact lengths) does not
+/// split a tile, so m64 is taken only where it does (`m64_plan_splits`,
+/// as below 11 queries): on the 24 calls it then picks the faster
+/// configuration of the two on every one.
 pub const DECODE_FEW_M64_MAX_BATCH: usize = 4;
 /// Fewest mean keys a sequence for [`DECODE_FEW_M64_MAX_BATCH`]: the
 /// shortest grid A measured (means of 585-666 keys).
@@ -938,10 +946,12 @@ mod tests {
             (4, 4 * 448, 4, TileConfig::M128DeepV),
             (16 * 2, 16 * 400, 16, TileConfig::M128DeepV),
             (4 * 14, 4 * 1350, 4, TileConfig::M64),
-            // 2-4 sequences of 11-15 queries over 576-2048 keys: m64; more
-            // sequences, keys or fewer keys: m128dv.
+            // 2-4 sequences of 11-15 queries over 576-2048 keys: m64 where
+            // its split cuts a tile; more sequences, keys or fewer keys, or
+            // no split (11 queries over 576): m128dv.
             (4 * 15, 4 * 1350, 4, TileConfig::M64),
-            (2 * 11, 2 * 576, 2, TileConfig::M64),
+            (2 * 13, 2 * 700, 2, TileConfig::M64),
+            (2 * 11, 2 * 576, 2, TileConfig::M128DeepV),
             (4 * 15, 4 * 2049, 4, TileConfig::M128DeepV),
             (5 * 15, 5 * 1350, 5, TileConfig::M128DeepV),
             (2 * 15, 2 * 575, 2, TileConfig::M128DeepV),
