@@ -1,24 +1,13 @@
 #!/usr/bin/env bash
-# Call 2 (thirty-eighth session; call 1 was h200-v40-session/call1.sh). The
-# three rule changes (dist/pagedattn) against main before them
-# (dist/old/pagedattn: 518bf38's schedule.rs, the same kernels) on a fresh
-# draw (val-draws.py: dist/val.jsonl), m64, m128dv and m192 forced beside,
-# two rounds; memcheck under both plans; then the table on the new build.
-# Carry ["dist", ".peers"], dist's binaries compressed.
+# Call 2 as prepared (thirty-eighth session; call 1 was
+# h200-v40-session/call1.sh): call2v.sh (the refits against 518bf38 on the
+# fresh draw, memcheck), then the table on the new build. What ran was
+# call2v.sh alone: the device time left after the refused starts did not
+# hold the table. Carry ["dist", ".peers"], dist's binaries compressed.
 set -u
-bash scripts/device-unpack.sh
+cd "$(dirname "$0")/../.."
 OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"; t0=$(date +%s)
-N=dist/pagedattn
-AB_ROUNDS=2 AB_TIMEOUT=60 OUT=$OUT/abv timeout 150 bash scripts/device-ab.sh old=dist/old/pagedattn new=$N \
-  m64=$N@--tile=m64 m128dv=$N@--tile=m128dv m192=$N@--tile=m192 -- --workloads dist/val.jsonl > "$OUT/val.txt" 2>&1
-for p in host device; do
-  timeout 60 compute-sanitizer --tool memcheck $N check --backend cuda --plan $p --workloads dist/val.jsonl > "$OUT/memcheck-val-$p.txt" 2>&1
-  echo "memcheck $p rc=$? $(grep -E 'ERROR SUMMARY' "$OUT/memcheck-val-$p.txt" | tail -1)"
-done
-tar czf "$OUT/abv.tgz" -C "$OUT" abv && rm -rf "$OUT/abv"
-echo "val done $(( $(date +%s) - t0 ))s"; grep -E "rc=" "$OUT/val.txt" | grep -v "rc=0"
+OUT=$OUT bash bench-results/h200-v41-session/call2v.sh
 python3 scripts/make-shapes-workloads.py --serving dist/serving.jsonl > /dev/null
 TABLE_WIDE=1 TABLE_PEER_S=200 TABLE_R3_BEFORE_S=400 OUT=$OUT/table timeout 480 bash scripts/device-table.sh > "$OUT/table.txt" 2>&1
 echo "table rc=$? $(( $(date +%s) - t0 ))s"; tail -5 "$OUT/table.txt"
-grep -E "^\| " "$OUT/val.txt" | cut -c1-100
-echo "total $(( $(date +%s) - t0 ))s"

@@ -1,6 +1,5 @@
 #!/usr/bin/env bash
-# Call 2 without the table (what ran: the device budget left after the
-# refused starts did not hold the table). Call 2 (thirty-eighth session; call 1 was h200-v40-session/call1.sh). The
+# Call 2 as run (thirty-eighth session; call2.sh adds the table). The
 # three rule changes (dist/pagedattn) against main before them
 # (dist/old/pagedattn: 518bf38's schedule.rs, the same kernels) on a fresh
 # draw (val-draws.py: dist/val.jsonl), m64, m128dv and m192 forced beside,

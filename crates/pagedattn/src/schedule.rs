@@ -877,20 +877,15 @@ mod tests {
             TileConfig::M128DeepV
         );
         // 3-4 sequences over 640-1280 keys: up to 36 tiles.
-        assert_eq!(TileConfig::choose(4 * 30, 4 * 780, 4), TileConfig::M64);
-        assert_eq!(TileConfig::choose(3 * 56, 3 * 1280, 3), TileConfig::M64);
-        assert_eq!(
-            TileConfig::choose(3 * 56, 3 * 1281, 3),
-            TileConfig::M128DeepV
-        );
-        assert_eq!(
-            TileConfig::choose(4 * 24, 4 * 600, 4),
-            TileConfig::M128DeepV
-        );
-        assert_eq!(
-            TileConfig::choose(4 * 48, 4 * 800, 4),
-            TileConfig::M128DeepV
-        );
+        for (q, kv, b, want) in [
+            (4 * 30, 4 * 780, 4, TileConfig::M64),
+            (3 * 56, 3 * 1280, 3, TileConfig::M64),
+            (3 * 56, 3 * 1281, 3, TileConfig::M128DeepV),
+            (4 * 24, 4 * 600, 4, TileConfig::M128DeepV),
+            (4 * 48, 4 * 800, 4, TileConfig::M128DeepV),
+        ] {
+            assert_eq!(TileConfig::choose(q, kv, b), want, "{q} {kv} {b}");
+        }
         assert_eq!(
             TileConfig::choose(5 * 16, 5 * 1000, 5),
             TileConfig::M128DeepV
