@@ -157,8 +157,12 @@ pub fn spread_fine_possible(config: TileConfig, nb_max: i64, q_max: i64) -> bool
         && nb_max >= SPREAD_MERGE_MIN_CHUNKS
 }
 /// A split tile's consumer warpgroup with at most this many real rows (of
-/// its 64) is merged by rows: only the real rows are written and read, a
-/// warp per row (kernels/attn/merge.cuh).
+/// its 64) may be merged by rows: only the real rows are written and read,
+/// a warp per row (kernels/attn/merge.cuh). It is, for a sequence of at
+/// most this many rows (decode-like, up to [`MAX_CHUNKS`] chunks) and a
+/// warpgroup of at most 4 real rows; the tail warpgroup of a longer
+/// sequence takes it only where its rows' rounds cost less than a round
+/// a chunk by fragments (`SplitMerge::by_rows`).
 pub const ROW_MERGE_MAX_ROWS: i64 = 16;
 /// The automatic split's candidates: the longest tile cut into this many
 /// chunks (1: nothing split), up to [`max_chunks`]. Kernel: `split_candidate`.

@@ -43,8 +43,20 @@ struct SplitMerge {
   }
   // m192 (three warpgroups, 152 registers a consumer thread) merges by
   // fragments only: the second path spilled its per-unit values.
+  // The merge by rows walks a warp's rows one after another, each about
+  // two L2 trips for the lse and one per kChunksInFlight chunks; by
+  // fragments, about one trip a chunk. A decode-like tile (a sequence of
+  // at most kRowMergeMaxRows rows, up to kMaxChunks chunks) and a warp of
+  // one row stay by rows; the tail warpgroup of a longer sequence (5-16
+  // real rows, at most kMaxChunksByFragments chunks) takes the cheaper.
+  // Thirty-ninth session: a 13-query sequence's 14-row tail by rows cost
+  // decode-like calls of 3-6 chunks a tile 3-4 us (half of such calls
+  // 10-21% slower than their finest split).
   __device__ __forceinline__ static bool by_rows(const WorkUnit& w, int cw) {
-    return T::kConsumerWGs <= 2 && live_rows(w, cw) <= kRowMergeMaxRows;
+    const int live = live_rows(w, cw), n = w.n_chunks;
+    if (T::kConsumerWGs > 2 || live > kRowMergeMaxRows) return false;
+    if (w.q_len * kGroup <= kRowMergeMaxRows || live <= 4) return true;
+    return n >= (live + 3) / 4 * (2 + (n + 7) / 8);
   }
 
   __device__ __forceinline__ static float4* o_ptr(const Params& p, int slot, int cw, int t) {
