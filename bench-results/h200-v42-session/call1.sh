@@ -4,7 +4,9 @@
 # on the fresh draw (val-draws.py: dist/val.jsonl), m192, m128d and
 # m128dv forced beside, two rounds; memcheck on the draw under both plans;
 # then the table on the new build (with the wide and short-decode draws).
-# Carry ["dist", ".peers"], dist's binaries compressed.
+# Carry ["dist", ".peers"], dist's binaries compressed. As run, the table's
+# json.tgz and logs.tgz did not come back (the device returns a few files
+# only): call2.sh ran the table again, its outputs in one tar.
 set -u
 cd "$(dirname "$0")/../.."
 bash scripts/device-unpack.sh

@@ -6,7 +6,8 @@
 # split draw (split-draws.py: dist/sw.jsonl) and the wide draw (C4_WIDE=1:
 # also prefix, the thirty-eighth session's draw and the short-decode
 # draws), two rounds, within C4_S seconds (570); every output in one tar.
-# Carry ["dist"], dist's binaries compressed.
+# Carry ["dist"], dist's binaries compressed. As run: C4_S=300 (the device
+# time left); the checks took 222 s and the A/B then timed out: call5.sh ran it.
 set -u
 cd "$(dirname "$0")/../.."
 bash scripts/device-unpack.sh
