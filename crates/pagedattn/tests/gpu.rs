@@ -834,39 +834,7 @@ fn spread_merge_matches_reference() {
         &[(12, 1800)],
         &[(4, 1000), (2, 700)],
     ];
-    let mut cases = Vec::new();
-    for (i, seqs) in shapes.iter().enumerate() {
-        let total: usize = seqs.iter().map(|s| s.1).sum();
-        let num_pages = total + 16;
-        // Page ids: a seeded permutation of the pool; each sequence's third
-        // page repeats its first.
-        let mut pool: Vec<i32> = (0..num_pages as i32).collect();
-        let mut x = seed ^ (0x5e7 + i as u64);
-        for k in (1..pool.len()).rev() {
-            x = x
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            pool.swap(k, (x >> 33) as usize % (k + 1));
-        }
-        let mut next = 0;
-        let seqs: Vec<(usize, Vec<i32>)> = seqs
-            .iter()
-            .map(|&(q, kv)| {
-                let mut pages = pool[next..next + kv].to_vec();
-                next += kv;
-                if kv > 2 {
-                    pages[2] = pages[0];
-                }
-                (q, pages)
-            })
-            .collect();
-        cases.push(from_sequences(
-            &format!("spread-{i}"),
-            num_pages,
-            &seqs,
-            default_sm_scale(),
-        ));
-    }
+    let cases = shaped_cases("spread", &shapes, seed);
     let mut spread_calls = 0;
     for config in [
         TileConfig::M64,
@@ -918,6 +886,93 @@ fn spread_merge_matches_reference() {
         "only {spread_calls} calls took the spread merge"
     );
     println!("spread merge: {spread_calls} calls ok, repeats and graph replays bitwise equal");
+}
+
+/// Workloads of `(q_len, kv_len)` per sequence, named `{prefix}-{i}`: page
+/// ids a seeded permutation of the pool, each sequence's third page
+/// repeating its first.
+fn shaped_cases(prefix: &str, shapes: &[&[(usize, usize)]], seed: u64) -> Vec<Workload> {
+    let mut cases = Vec::new();
+    for (i, seqs) in shapes.iter().enumerate() {
+        let total: usize = seqs.iter().map(|s| s.1).sum();
+        let num_pages = total + 16;
+        let mut pool: Vec<i32> = (0..num_pages as i32).collect();
+        let mut x = seed ^ (0x5e7 + i as u64);
+        for k in (1..pool.len()).rev() {
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            pool.swap(k, (x >> 33) as usize % (k + 1));
+        }
+        let mut next = 0;
+        let seqs: Vec<(usize, Vec<i32>)> = seqs
+            .iter()
+            .map(|&(q, kv)| {
+                let mut pages = pool[next..next + kv].to_vec();
+                next += kv;
+                if kv > 2 {
+                    pages[2] = pages[0];
+                }
+                (q, pages)
+            })
+            .collect();
+        cases.push(from_sequences(
+            &format!("{prefix}-{i}"),
+            num_pages,
+            &seqs,
+            default_sm_scale(),
+        ));
+    }
+    cases
+}
+
+/// A split tile's tail warpgroup (the last 64 rows of a sequence longer
+/// than 16 rows, 5-16 of them real: 13 queries leave 14, 12 leave 8, 23
+/// leave 10) merged by fragments where its few chunks make that cheaper
+/// and by rows where they are many (kernels/attn/merge.cuh,
+/// `SplitMerge::by_rows`): every 64- and 128-row configuration, the
+/// automatic split and chunks of 2-4 and 16 blocks, against the
+/// reference, then repeated and replayed from a graph (bitwise equal).
+#[test]
+#[ignore = "needs a Hopper GPU (run with --ignored on the GPU machine)"]
+fn tail_warpgroups_merge_like_the_reference() {
+    let _ = gpu!("tail_warpgroups_merge_like_the_reference");
+    let seed = run_seed();
+    let shapes: [&[(usize, usize)]; 5] = [
+        &[(13, 681), (13, 680)],
+        &[(13, 792), (12, 592), (14, 711)],
+        &[(12, 600), (0, 0), (23, 1500)],
+        &[(13, 3000)],
+        &[(45, 2000), (13, 900), (1, 700)],
+    ];
+    let cases = shaped_cases("tail", &shapes, seed);
+    let mut calls = 0;
+    for config in [
+        TileConfig::M64,
+        TileConfig::M128,
+        TileConfig::M128Deep,
+        TileConfig::M128DeepV,
+    ] {
+        for split in [
+            SplitPolicy::Auto,
+            SplitPolicy::Blocks(2),
+            SplitPolicy::Blocks(4),
+            SplitPolicy::Blocks(16),
+        ] {
+            let b = backend_with(config, split);
+            for w in &cases {
+                let inputs = w.inputs(seed);
+                let p = inputs.problem();
+                let name = format!("{config:?} {split:?} {}", w.name);
+                let got = run_fast(&b, &p).unwrap_or_else(|e| panic!("{name}: {e}"));
+                let r = b.reference(&p).expect("reference");
+                assert_close(&name, &got, &r);
+                assert_repeats_and_replays_equal(&b, &p, &got, 2, 2, &name);
+                calls += 1;
+            }
+        }
+    }
+    println!("tail warpgroups: {calls} calls ok, repeats and graph replays bitwise equal");
 }
 
 /// Launches `p` `repeats` times, then captures one launch in a graph and
