@@ -213,10 +213,10 @@ impl TileConfig {
     /// longest first to the least loaded CTA, and m192 is taken where its
     /// busiest CTA's total is below [`M192_MODEL_MAX_RATIO_PCT`] percent of
     /// the 128-row tiles' ([`M192_MODEL_ONE_WAVE_MAX_RATIO_PCT`] for one
-    /// sequence whose 128-row tiles fit one wave). Outside the model, where it was not measured or
-    /// lost: more than [`M128_DEEP_MAX_BATCH`] sequences (the plan's
-    /// limit), fewer than [`M192_MIN_PREFIX_RATIO`] keys a query, more than
-    /// [`M192_MAX_TILES128`] 128-row tiles.
+    /// sequence whose 128-row tiles fit one wave). Outside the model, where
+    /// it was not measured or lost: more than [`M128_DEEP_MAX_BATCH`]
+    /// sequences (the plan's limit), fewer than [`M192_MIN_PREFIX_RATIO`]
+    /// keys a query, more than [`M192_MAX_TILES128`] 128-row tiles.
     ///
     /// Fitted on the H200 to 92 cached-prefix calls, m192 forced against
     /// the rest (seventeenth session call 2, eighteenth session calls 1-3):

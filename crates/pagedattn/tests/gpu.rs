@@ -836,56 +836,90 @@ fn spread_merge_matches_reference() {
     ];
     let cases = shaped_cases("spread", &shapes, seed);
     let mut spread_calls = 0;
+    let splits = [
+        SplitPolicy::Auto,
+        SplitPolicy::Blocks(1),
+        SplitPolicy::Blocks(2),
+        SplitPolicy::Blocks(4),
+    ];
+    for_forced_calls(&splits, &cases, seed, |c| {
+        let (config, split, w) = (c.config, c.split, c.w);
+        let dims = w.dims();
+        let Some(info) = c.b.kernel().launch_info(&dims, None) else {
+            return;
+        };
+        let plan = UnitPlan::new(&PlanInputs {
+            config,
+            qo_indptr: &w.qo_indptr,
+            kv_indptr: &w.kv_indptr,
+            total_q: dims.total_q,
+            num_kv_indices: dims.num_kv_indices,
+            grid: info.grid as usize,
+            split,
+            partial_slots: merge_slots(config, 132),
+        });
+        let chunks = plan.units.iter().map(|u| u.n_chunks).max().unwrap_or(0);
+        let spread = plan.units.len() <= info.grid as usize
+            && (SPREAD_MERGE_MIN_CHUNKS..=MAX_CHUNKS).contains(&(chunks as i64));
+        if spread {
+            spread_calls += 1;
+            assert_repeats_and_replays_equal(c.b, c.p, c.got, 3, 3, c.name);
+        }
+    });
+    assert!(
+        spread_calls >= 20,
+        "only {spread_calls} calls took the spread merge"
+    );
+    println!("spread merge: {spread_calls} calls ok, repeats and graph replays bitwise equal");
+}
+
+/// One call of [`for_forced_calls`], checked against the reference.
+struct ForcedCall<'a> {
+    b: &'a CudaBackend,
+    config: TileConfig,
+    split: SplitPolicy,
+    w: &'a Workload,
+    p: &'a HostProblem<'a>,
+    got: &'a Output,
+    name: &'a str,
+}
+
+/// Runs every case on every 64- and 128-row configuration with each of
+/// `splits` forced, checks it against the reference, then hands the call
+/// to `then`.
+fn for_forced_calls(
+    splits: &[SplitPolicy],
+    cases: &[Workload],
+    seed: u64,
+    mut then: impl FnMut(&ForcedCall<'_>),
+) {
     for config in [
         TileConfig::M64,
         TileConfig::M128,
         TileConfig::M128Deep,
         TileConfig::M128DeepV,
     ] {
-        for split in [
-            SplitPolicy::Auto,
-            SplitPolicy::Blocks(1),
-            SplitPolicy::Blocks(2),
-            SplitPolicy::Blocks(4),
-        ] {
+        for &split in splits {
             let b = backend_with(config, split);
-            for w in &cases {
+            for w in cases {
                 let inputs = w.inputs(seed);
                 let p = inputs.problem();
                 let name = format!("{config:?} {split:?} {}", w.name);
-                let dims = w.dims();
-                let Some(info) = b.kernel().launch_info(&dims, None) else {
-                    continue;
-                };
-                let plan = UnitPlan::new(&PlanInputs {
-                    config,
-                    qo_indptr: &w.qo_indptr,
-                    kv_indptr: &w.kv_indptr,
-                    total_q: dims.total_q,
-                    num_kv_indices: dims.num_kv_indices,
-                    grid: info.grid as usize,
-                    split,
-                    partial_slots: merge_slots(config, 132),
-                });
-                let chunks = plan.units.iter().map(|u| u.n_chunks).max().unwrap_or(0);
-                let spread = plan.units.len() <= info.grid as usize
-                    && (SPREAD_MERGE_MIN_CHUNKS..=MAX_CHUNKS).contains(&(chunks as i64));
                 let got = run_fast(&b, &p).unwrap_or_else(|e| panic!("{name}: {e}"));
                 let r = b.reference(&p).expect("reference");
                 assert_close(&name, &got, &r);
-                if !spread {
-                    continue;
-                }
-                spread_calls += 1;
-                assert_repeats_and_replays_equal(&b, &p, &got, 3, 3, &name);
+                then(&ForcedCall {
+                    b: &b,
+                    config,
+                    split,
+                    w,
+                    p: &p,
+                    got: &got,
+                    name: &name,
+                });
             }
         }
     }
-    assert!(
-        spread_calls >= 20,
-        "only {spread_calls} calls took the spread merge"
-    );
-    println!("spread merge: {spread_calls} calls ok, repeats and graph replays bitwise equal");
 }
 
 /// Workloads of `(q_len, kv_len)` per sequence, named `{prefix}-{i}`: page
@@ -947,31 +981,16 @@ fn tail_warpgroups_merge_like_the_reference() {
     ];
     let cases = shaped_cases("tail", &shapes, seed);
     let mut calls = 0;
-    for config in [
-        TileConfig::M64,
-        TileConfig::M128,
-        TileConfig::M128Deep,
-        TileConfig::M128DeepV,
-    ] {
-        for split in [
-            SplitPolicy::Auto,
-            SplitPolicy::Blocks(2),
-            SplitPolicy::Blocks(4),
-            SplitPolicy::Blocks(16),
-        ] {
-            let b = backend_with(config, split);
-            for w in &cases {
-                let inputs = w.inputs(seed);
-                let p = inputs.problem();
-                let name = format!("{config:?} {split:?} {}", w.name);
-                let got = run_fast(&b, &p).unwrap_or_else(|e| panic!("{name}: {e}"));
-                let r = b.reference(&p).expect("reference");
-                assert_close(&name, &got, &r);
-                assert_repeats_and_replays_equal(&b, &p, &got, 2, 2, &name);
-                calls += 1;
-            }
-        }
-    }
+    let splits = [
+        SplitPolicy::Auto,
+        SplitPolicy::Blocks(2),
+        SplitPolicy::Blocks(4),
+        SplitPolicy::Blocks(16),
+    ];
+    for_forced_calls(&splits, &cases, seed, |c| {
+        assert_repeats_and_replays_equal(c.b, c.p, c.got, 2, 2, c.name);
+        calls += 1;
+    });
     println!("tail warpgroups: {calls} calls ok, repeats and graph replays bitwise equal");
 }
 
