@@ -10,6 +10,7 @@
 # (val-draws.py: dist/val.jsonl), then old against B under the device plan
 # on the three draws; FlashInfer on the fresh draw; memcheck and racecheck
 # on calls B moves. Every output in one tar.
+# As ordered: the A/B first, then the checks.
 # Carry ["dist", ".peers"], dist's binaries compressed.
 set -u
 cd "$(dirname "$0")/../.."
@@ -19,9 +20,6 @@ N=dist/pagedattn
 W=/tmp/c2; mkdir -p $W
 nvidia-smi --query-gpu=name,clocks.max.sm,power.limit --format=csv,noheader > "$W/gpu.txt"; cat "$W/gpu.txt"
 fin() { tar czf "$OUT/call2.tgz" -C /tmp c2; }
-TESTS_TIMEOUT=150 REL_TIMEOUT=90 SANITIZERS="memcheck racecheck synccheck initcheck" SAN_TIMEOUT=45 OUT=$W \
-  bash scripts/device-run.sh tests reliability sanitize-plans > "$W/checks.txt" 2>&1
-echo "checks $(( $(date +%s) - t0 ))s"; sed -n '/^=== summary/,$p' "$W/checks.txt"; fin
 python3 scripts/make-shapes-workloads.py --wide dist/wide.jsonl > /dev/null
 D3=(--workloads dist/sw.jsonl --workloads dist/mix.jsonl --workloads dist/val.jsonl)
 WL=(--workloads dist/seed.jsonl --workloads dist/wide.jsonl "${D3[@]}")
@@ -30,6 +28,9 @@ for m in short-decode short-decode-holdout short-decode-holdout2 short-decode-ho
 done
 AB_ROUNDS=2 AB_TIMEOUT=60 OUT=$W/ab timeout 200 bash scripts/device-ab.sh old=dist/old/pagedattn A=dist/A/pagedattn B=$N -- "${WL[@]}" > "$W/ab.txt" 2>&1
 echo "ab rc=$? $(( $(date +%s) - t0 ))s"; fin
+TESTS_TIMEOUT=150 REL_TIMEOUT=90 SANITIZERS="memcheck racecheck synccheck initcheck" SAN_TIMEOUT=45 OUT=$W \
+  bash scripts/device-run.sh tests reliability sanitize-plans > "$W/checks.txt" 2>&1
+echo "checks $(( $(date +%s) - t0 ))s"; sed -n '/^=== summary/,$p' "$W/checks.txt"; fin
 AB_ROUNDS=2 AB_TIMEOUT=30 OUT=$W/dev timeout 80 bash scripts/device-ab.sh old=dist/old/pagedattn@--plan=device B=$N@--plan=device -- "${D3[@]}" > "$W/dev.txt" 2>&1
 echo "dev rc=$? $(( $(date +%s) - t0 ))s"; fin
 F=(--filter vG2_ --filter vG38_ --filter vI11_ --filter vI26_ --filter vH29_ --filter mx37_ --filter mx6_ --filter vA3_)
