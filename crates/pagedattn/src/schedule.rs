@@ -550,7 +550,7 @@ fn decode_m128dv_for(
         let single_m64 = batch == 1 && num_kv_indices <= DECODE_SINGLE_M64_MAX_KEYS;
         // Where m64's split cuts a tile (as below 11 queries).
         let few_m64 = (2..=DECODE_FEW_M64_MAX_BATCH).contains(&batch)
-            && (DECODE_FEW_M64_MIN_MEAN_KEYS..=DECODE_FINE_MAX_MEAN_KEYS).contains(&mean_kv)
+            && mean_kv <= DECODE_FINE_MAX_MEAN_KEYS
             && m64_plan_splits(total_q, num_kv_indices, batch, indptrs);
         return batch <= DECODE_M128DV_MAX_BATCH_WIDE && !single_m64 && !few_m64;
     }
@@ -685,10 +685,7 @@ pub const DECODE_SINGLE_M64_MAX_KEYS: usize = 4096;
 /// split a tile, so m64 is taken only where it does (`m64_plan_splits`,
 /// as below 11 queries): on the 24 calls it then picks the faster
 /// configuration of the two on every one.
-pub const DECODE_FEW_M64_MAX_BATCH: usize = 4;
-/// Fewest mean keys a sequence for [`DECODE_FEW_M64_MAX_BATCH`]: the
-/// shortest grid A measured (means of 585-666 keys).
-pub const DECODE_FEW_M64_MIN_MEAN_KEYS: usize = 576;
+pub const DECODE_FEW_M64_MAX_BATCH: usize = 5;
 /// Queries a sequence from which a decode-like call's m64 tiles (64 rows: 10
 /// queries of 6 heads) would read each key twice ([`decode_prefers_m128dv`]).
 pub const DECODE_M128DV_MIN_MEAN_Q: usize = 11;
@@ -958,15 +955,17 @@ mod tests {
             (4, 4 * 448, 4, TileConfig::M128DeepV),
             (16 * 2, 16 * 400, 16, TileConfig::M128DeepV),
             (4 * 14, 4 * 1350, 4, TileConfig::M64),
-            // 2-4 sequences of 11-15 queries over 576-2048 keys: m64 where
-            // its split cuts a tile; more sequences, keys or fewer keys, or
-            // no split (11 queries over 576): m128dv.
+            // 2-5 sequences of 11-15 queries over up to 2048 keys: m64 where
+            // its split cuts a tile (the short fine split from 8 blocks);
+            // more sequences or keys, or no split: m128dv.
             (4 * 15, 4 * 1350, 4, TileConfig::M64),
             (2 * 13, 2 * 700, 2, TileConfig::M64),
-            (2 * 11, 2 * 576, 2, TileConfig::M128DeepV),
+            (2 * 11, 2 * 576, 2, TileConfig::M64),
+            (2 * 15, 2 * 512, 2, TileConfig::M64),
+            (3 * 12, 3 * 400, 3, TileConfig::M128DeepV),
             (4 * 15, 4 * 2049, 4, TileConfig::M128DeepV),
-            (5 * 15, 5 * 1350, 5, TileConfig::M128DeepV),
-            (2 * 15, 2 * 575, 2, TileConfig::M128DeepV),
+            (5 * 15, 5 * 1350, 5, TileConfig::M64),
+            (6 * 15, 6 * 1350, 6, TileConfig::M128DeepV),
             (11 * 3, 11 * 1000, 11, TileConfig::M64),
             (24 * 4, 24 * 1500, 24, TileConfig::M64),
             (24 * 15, 24 * 2048, 24, TileConfig::M128DeepV),

@@ -156,6 +156,38 @@ pub fn spread_fine_possible(config: TileConfig, nb_max: i64, q_max: i64) -> bool
         && q_max * GROUP_SIZE as i64 > ROW_MERGE_MAX_ROWS
         && nb_max >= SPREAD_MERGE_MIN_CHUNKS
 }
+/// Smallest chunk (in keys) of the short fine split
+/// ([`short_fine_possible`]): three 64-key blocks, so that a tile of 8-10
+/// blocks is cut into 3-4 chunks. Fortieth session (H100, call 1: m64's
+/// chunks forced at 1-6 blocks on decode-like calls of 2-5 sequences of
+/// 11-24 queries over 450-640 keys, which neither the fine nor the spread
+/// fine split cut): chunks of 2-4 blocks took 0.85-0.95 of the automatic
+/// choice's time (m128dv, unsplit; e.g. three sequences of 13, 7 and 9
+/// queries over up to 589 keys 17.0 -> 14.4 us), chunks of 2 blocks up to
+/// 7% slower than of 3-4 on four sequences (5 chunks a tile, 160 units),
+/// one block slower still.
+pub const SHORT_FINE_MIN_CHUNK_KEYS: i64 = 192;
+/// Fewest 64-key blocks of the longest tile for the short fine split: over
+/// 7 blocks a chunk of 3 and its cost are no shorter than the tile.
+pub const SHORT_FINE_MIN_BLOCKS: i64 = 8;
+/// What the automatic split counts a chunk of the short fine split as, in
+/// 128-key blocks: as the spread fine split's, so that 8 blocks already
+/// split (3 + 2 + 4 against 8 + 2 blocks of 64 keys) as call 1 found.
+pub const SHORT_FINE_CHUNK_COST_BLOCKS128: i64 = 2;
+/// Whether a call on `config` whose longest sequence has `q_max` queries
+/// and longest tile `nb_max` key blocks can take the short fine split: m64
+/// tiles merged by fragments, too short for chunks of
+/// [`ONE_WAVE_MIN_CHUNK_KEYS`] ([`fine_split_possible`]) but of at least
+/// [`SHORT_FINE_MIN_BLOCKS`] blocks, cut in a call of one wave into chunks
+/// of at least [`SHORT_FINE_MIN_CHUNK_KEYS`] at
+/// [`SHORT_FINE_CHUNK_COST_BLOCKS128`] a chunk. Kernel:
+/// `short_fine_possible`.
+pub fn short_fine_possible(config: TileConfig, nb_max: i64, q_max: i64) -> bool {
+    config.block_m() == 64
+        && q_max * GROUP_SIZE as i64 > ROW_MERGE_MAX_ROWS
+        && nb_max >= SHORT_FINE_MIN_BLOCKS
+        && !fine_split_possible(config, nb_max)
+}
 /// A split tile's consumer warpgroup with at most this many real rows (of
 /// its 64) may be merged by rows: only the real rows are written and read,
 /// a warp per row (kernels/attn/merge.cuh). It is, for a sequence of at
@@ -235,14 +267,23 @@ pub fn auto_chunk(
     let fine = fine_split_possible(config, nb_max);
     let rows = row_split_possible(config, nb_max, q_max);
     let sfine = spread_fine_possible(config, nb_max, q_max);
-    let (o, os, os_wave, os_sfine) = (
+    let sshort = short_fine_possible(config, nb_max, q_max);
+    let min_short_chunk = SHORT_FINE_MIN_CHUNK_KEYS / bn;
+    let (o, os, os_wave, os_sfine, os_short) = (
         UNIT_COST_BLOCKS128 * 128 / bn,
         CHUNK_COST_BLOCKS128 * 128 / bn,
         ONE_WAVE_CHUNK_COST_BLOCKS128 * 128 / bn,
         SPREAD_FINE_CHUNK_COST_BLOCKS128 * 128 / bn,
+        SHORT_FINE_CHUNK_COST_BLOCKS128 * 128 / bn,
     );
     // The finest chunk any candidate may have.
-    let finest = if rows || sfine { 1 } else { min_wave_chunk };
+    let finest = if rows || sfine {
+        1
+    } else if sshort {
+        min_short_chunk
+    } else {
+        min_wave_chunk
+    };
     let g = grid.max(1);
     let (mut best, mut best_est) = (i64::MAX, i64::MAX);
     let mut prev_n = 0;
@@ -284,6 +325,10 @@ pub fn auto_chunk(
             && c < min_wave_chunk
             && ceil_div(nb_max, c) >= SPREAD_MERGE_MIN_CHUNKS
             && n <= ROW_SPLIT_MAX_UNITS;
+        // The short fine split: chunks of SHORT_FINE_MIN_CHUNK_KEYS up to
+        // ONE_WAVE_MIN_CHUNK_KEYS of tiles too short for the fine split.
+        let short_fine =
+            sshort && one_wave && !spread_fine && c < min_wave_chunk && c >= min_short_chunk;
         let most = if row_fine {
             ROW_SPLIT_MAX_CHUNKS
         } else if spread {
@@ -293,6 +338,8 @@ pub fn auto_chunk(
         };
         let least = if row_fine || spread_fine {
             1
+        } else if short_fine {
+            min_short_chunk
         } else if fine && one_wave {
             min_wave_chunk
         } else if spread {
@@ -313,6 +360,8 @@ pub fn auto_chunk(
         // many rows costs more (it copies 4 bytes a lane a chunk).
         let os = if spread_fine {
             os_sfine
+        } else if short_fine {
+            os_short
         } else if row || (spread_ok && one_wave && !spread && c < min_chunk) {
             os_wave
         } else {
@@ -540,10 +589,24 @@ pub fn max_units(
     } else {
         0
     };
+    // The short fine split: chunks of SHORT_FINE_MIN_CHUNK_KEYS of tiles
+    // of at most the fine split's shortest (the tiles' blocks are at most
+    // nb_max), two chunks of every tile fitting the resident CTAs.
+    let short_blocks =
+        nb_max.min((ONE_WAVE_MIN_CHUNK_KEYS + ONE_WAVE_CHUNK_COST_BLOCKS128 * 128) / bn);
+    let sshort = if split == SplitPolicy::Auto
+        && short_fine_possible(config, short_blocks, q_least)
+        && tiles.saturating_mul(2) <= resident
+    {
+        tiles.saturating_mul(ceil_div(short_blocks, SHORT_FINE_MIN_CHUNK_KEYS / bn) as u64)
+    } else {
+        0
+    };
     tiles
         .saturating_mul(chunks.max(1) as u64)
         .max(row)
         .max(sfine)
+        .max(sshort)
 }
 
 /// The grid of a launch whose configuration keeps `resident` CTAs on the
@@ -1523,6 +1586,32 @@ mod tests {
         assert!(row_split_possible(TileConfig::M128DeepV, 5, 1));
         assert!(!row_split_possible(TileConfig::M128DeepV, 4, 1));
         assert!(!row_split_possible(TileConfig::M192, 64, 1));
+    }
+
+    #[test]
+    fn the_short_fine_split_cuts_short_tiles_of_many_rows() {
+        let plan = |qo: &[i32], kv: &[i32]| auto_plan(TileConfig::M64, 264, 1056, qo, kv);
+        // Three sequences of 12 queries (72 rows, two tiles each) over 560
+        // keys (9 blocks): too short for the fine split, too many units for
+        // the spread fine split; chunks of three blocks, 72 units.
+        let p = plan(&[0, 12, 24, 36], &[0, 560, 1120, 1680]);
+        assert_eq!((p.chunk, most_chunks(&p), p.units.len()), (3, 3, 72));
+        assert!(short_fine_possible(TileConfig::M64, 9, 12));
+        // Over 448 keys (7 blocks): unsplit.
+        let p = plan(&[0, 12, 24, 36], &[0, 448, 896, 1344]);
+        assert_eq!((p.chunk, p.units.len()), (i64::MAX, 24));
+        assert!(!short_fine_possible(TileConfig::M64, 7, 12));
+        // Not for the fine split's tiles, rows merged by rows, or 128-row tiles.
+        assert!(!short_fine_possible(TileConfig::M64, 11, 12));
+        assert!(!short_fine_possible(TileConfig::M64, 9, 2));
+        assert!(!short_fine_possible(TileConfig::M128DeepV, 5, 12));
+        // Where two chunks of every tile overflow the wave, the launch
+        // bound does not count them: seed07's 212 tiles over 559 keys stay direct.
+        let dims = crate::problem::Dims::new(559, 559, 1, 559);
+        assert_eq!(
+            launch_grid(TileConfig::M64, &dims, SplitPolicy::Auto, 264),
+            Some((212, true))
+        );
     }
 
     #[test]

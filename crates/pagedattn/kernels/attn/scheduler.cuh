@@ -267,6 +267,20 @@ __device__ __forceinline__ bool spread_fine_possible(int nb_max, int q_max) {
   return kBM == 64 && (long long)q_max * kGroup > kRowMergeMaxRows && nb_max >= kSpreadMergeMinChunks;
 }
 
+// units::short_fine_possible: m64 tiles merged by fragments, too short for
+// chunks of kOneWaveMinChunkKeys (fine_split_possible) but of at least
+// kShortFineMinBlocks blocks: chunks of kShortFineMinChunkKeys up to
+// kOneWaveMinChunkKeys in a call of one wave, costing
+// kShortFineChunkCostBlocks128.
+constexpr int kShortFineMinChunkKeys = 192;       // units::SHORT_FINE_MIN_CHUNK_KEYS
+constexpr int kShortFineMinBlocks = 8;            // units::SHORT_FINE_MIN_BLOCKS
+constexpr int kShortFineChunkCostBlocks128 = 2;   // units::SHORT_FINE_CHUNK_COST_BLOCKS128
+template <int kBM, int kBN>
+__device__ __forceinline__ bool short_fine_possible(int nb_max, int q_max) {
+  return kBM == 64 && (long long)q_max * kGroup > kRowMergeMaxRows && nb_max >= kShortFineMinBlocks &&
+         !fine_split_possible<kBN>(nb_max);
+}
+
 // What the split search's candidates share (units::auto_chunk): the call's
 // shape and the tests that do not depend on the candidate; ends() and
 // estimate() are the walk's per-candidate tests and price.
@@ -278,14 +292,17 @@ struct SplitSearch {
   static constexpr long long o = kUnitCostBlocks128 * 128 / kBN, os_tile = kChunkCostBlocks128 * 128 / kBN;
   static constexpr long long os_wave = kOneWaveChunkCostBlocks128 * 128 / kBN;
   static constexpr long long os_sfine = kSpreadFineChunkCostBlocks128 * 128 / kBN;
+  static constexpr int kMinShortChunk = kShortFineMinChunkKeys / kBN;
+  static constexpr long long os_short = kShortFineChunkCostBlocks128 * 128 / kBN;
   int partial_slots, nb_max, q_max;
   long long work, g;
-  bool fine, rows, sfine;
+  bool fine, rows, sfine, sshort;
   __device__ __forceinline__ SplitSearch(int partial_slots_, long long work_, int nb_max_, int q_max_)
       : partial_slots(partial_slots_), nb_max(nb_max_), q_max(q_max_), work(work_), g(max((int)gridDim.x, 1)) {
     fine = fine_split_possible<kBN>(nb_max);
     rows = row_split_possible<kBM, kBN>(nb_max, q_max);
     sfine = spread_fine_possible<kBM>(nb_max, q_max);
+    sshort = short_fine_possible<kBM, kBN>(nb_max, q_max);  // implies sfine: nothing() and ends() need no term
   }
   __device__ __forceinline__ bool nothing() const {
     const int c2 = (nb_max + 1) / 2;
@@ -313,11 +330,19 @@ struct SplitSearch {
     const bool row_fine = row && c < kMinWaveChunk;
     const bool spread_fine = sfine && one_wave && c < kMinWaveChunk && ceil_div(nb_max, c) >= kSpreadMergeMinChunks &&
                              n <= kRowSplitMaxUnits;
+    // The short fine split: chunks of kShortFineMinChunkKeys up to
+    // kOneWaveMinChunkKeys of tiles too short for the fine split.
+    const bool short_fine = sshort && one_wave && !spread_fine && c < kMinWaveChunk && c >= kMinShortChunk;
     const int most = row_fine ? kRowSplitMaxChunks : spread ? kMaxChunks : max_chunks(q_max);
-    const int least = row_fine || spread_fine ? 1 : fine && one_wave ? kMinWaveChunk : spread ? kMinSpreadChunk : kMinChunk;
+    const int least = row_fine || spread_fine ? 1
+                      : short_fine            ? kMinShortChunk
+                      : fine && one_wave      ? kMinWaveChunk
+                      : spread                ? kMinSpreadChunk
+                                              : kMinChunk;
     if (k > 1 && (k > most || c < least || (row_fine && n > kRowSplitMaxUnits))) return LLONG_MAX;
     if (split > partial_slots) return LLONG_MAX;
     const long long os = spread_fine ? os_sfine
+                         : short_fine ? os_short
                          : row || (kBM <= 128 && one_wave && !spread && c < kMinChunk) ? os_wave
                                                                                          : os_tile;
     const long long cost = work + o * n + os * split;
