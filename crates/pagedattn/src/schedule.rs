@@ -673,7 +673,7 @@ pub const DECODE_M128DV_MAX_BATCH_WIDE: usize = M128_DEEP_MAX_BATCH;
 pub const DECODE_SINGLE_M64_MAX_KEYS: usize = 4096;
 /// Most sequences of [`DECODE_M128DV_MIN_MEAN_Q`] or more queries (a
 /// decode-like call) that m64 takes over `M128DeepV` when their mean keys
-/// are [`DECODE_FEW_M64_MIN_MEAN_KEYS`] to [`DECODE_FINE_MAX_MEAN_KEYS`]
+/// are at most [`DECODE_FINE_MAX_MEAN_KEYS`]
 /// ([`decode_prefers_m128dv`]). Thirty-eighth session (H100, grid A of
 /// `bench-results/h200-v40-session/grids.py`: 2-4 sequences of 11-15
 /// queries over 640-2300 keys, m64 and m128dv forced): of the calls the
@@ -684,7 +684,10 @@ pub const DECODE_SINGLE_M64_MAX_KEYS: usize = 4096;
 /// calls were the only ones whose m64 plan (host, exact lengths) does not
 /// split a tile, so m64 is taken only where it does (`m64_plan_splits`,
 /// as below 11 queries): on the 24 calls it then picks the faster
-/// configuration of the two on every one.
+/// configuration of the two on every one. Forty-first session (H100, call
+/// 2c): widened from 2-4 sequences over 576+ mean keys to 2-5 at any mean
+/// keys, with the short fine split (`units::SHORT_FINE_MIN_CHUNK_KEYS`:
+/// the calls both moved took 0.922 of their time).
 pub const DECODE_FEW_M64_MAX_BATCH: usize = 5;
 /// Queries a sequence from which a decode-like call's m64 tiles (64 rows: 10
 /// queries of 6 heads) would read each key twice ([`decode_prefers_m128dv`]).

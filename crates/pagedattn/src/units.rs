@@ -165,7 +165,12 @@ pub fn spread_fine_possible(config: TileConfig, nb_max: i64, q_max: i64) -> bool
 /// choice's time (m128dv, unsplit; e.g. three sequences of 13, 7 and 9
 /// queries over up to 589 keys 17.0 -> 14.4 us), chunks of 2 blocks up to
 /// 7% slower than of 3-4 on four sequences (5 chunks a tile, 160 units),
-/// one block slower still.
+/// one block slower still. Forty-first session (H100, call 2c, host plan,
+/// against the build before it): with the decode rule's change below it
+/// moved 61 of 426 calls (the split, mix and a fresh draw of 2-12
+/// sequences of 3-24 queries over 150-2048 keys), 0.922 of their time
+/// (0.793-1.087; 8 slower, the most with 3 queries or 12 sequences); the
+/// other 365 calls 1.001. Device plan: 0.951 on the moved calls.
 pub const SHORT_FINE_MIN_CHUNK_KEYS: i64 = 192;
 /// Fewest 64-key blocks of the longest tile for the short fine split: over
 /// 7 blocks a chunk of 3 and its cost are no shorter than the tile.
