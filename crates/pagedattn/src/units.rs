@@ -175,6 +175,9 @@ pub const SHORT_FINE_MIN_CHUNK_KEYS: i64 = 192;
 /// Fewest 64-key blocks of the longest tile for the short fine split: over
 /// 7 blocks a chunk of 3 and its cost are no shorter than the tile.
 pub const SHORT_FINE_MIN_BLOCKS: i64 = 8;
+// The short fine split's calls are the spread fine split's too (auto_chunk's
+// finest chunk relies on it).
+const _: () = assert!(SHORT_FINE_MIN_BLOCKS >= SPREAD_MERGE_MIN_CHUNKS);
 /// What the automatic split counts a chunk of the short fine split as, in
 /// 128-key blocks: as the spread fine split's, so that 8 blocks already
 /// split (3 + 2 + 4 against 8 + 2 blocks of 64 keys) as call 1 found.
@@ -281,14 +284,10 @@ pub fn auto_chunk(
         SPREAD_FINE_CHUNK_COST_BLOCKS128 * 128 / bn,
         SHORT_FINE_CHUNK_COST_BLOCKS128 * 128 / bn,
     );
-    // The finest chunk any candidate may have.
-    let finest = if rows || sfine {
-        1
-    } else if sshort {
-        min_short_chunk
-    } else {
-        min_wave_chunk
-    };
+    // The finest chunk any candidate may have (the short fine split's
+    // calls are also the spread fine split's: SHORT_FINE_MIN_BLOCKS >=
+    // SPREAD_MERGE_MIN_CHUNKS).
+    let finest = if rows || sfine { 1 } else { min_wave_chunk };
     let g = grid.max(1);
     let (mut best, mut best_est) = (i64::MAX, i64::MAX);
     let mut prev_n = 0;
@@ -395,8 +394,12 @@ pub fn auto_chunk(
 /// one wave ([`ONE_WAVE_CHUNK_COST_BLOCKS128`]), i.e. more than 640 keys.
 /// Kernel: `fine_split_possible`.
 pub fn fine_split_possible(config: TileConfig, nb_max: i64) -> bool {
-    let bn = config.block_n() as i64;
-    nb_max > (ONE_WAVE_MIN_CHUNK_KEYS + ONE_WAVE_CHUNK_COST_BLOCKS128 * 128) / bn
+    nb_max > fine_split_max_whole_blocks(config)
+}
+/// The longest tile, in key blocks, that the fine split leaves whole
+/// ([`fine_split_possible`]).
+fn fine_split_max_whole_blocks(config: TileConfig) -> i64 {
+    (ONE_WAVE_MIN_CHUNK_KEYS + ONE_WAVE_CHUNK_COST_BLOCKS128 * 128) / config.block_n() as i64
 }
 /// Whether a call whose longest sequence has `q_max` queries and longest
 /// tile `nb_max` key blocks can take the row split: its split tiles merge by
@@ -597,8 +600,7 @@ pub fn max_units(
     // The short fine split: chunks of SHORT_FINE_MIN_CHUNK_KEYS of tiles
     // of at most the fine split's shortest (the tiles' blocks are at most
     // nb_max), two chunks of every tile fitting the resident CTAs.
-    let short_blocks =
-        nb_max.min((ONE_WAVE_MIN_CHUNK_KEYS + ONE_WAVE_CHUNK_COST_BLOCKS128 * 128) / bn);
+    let short_blocks = nb_max.min(fine_split_max_whole_blocks(config));
     let sshort = if split == SplitPolicy::Auto
         && short_fine_possible(config, short_blocks, q_least)
         && tiles.saturating_mul(2) <= resident
