@@ -6,7 +6,8 @@
 # seed, wide, the four short-decode draws, the mix, fresh and tiny draws;
 # the GPU tests on C; configurations forced on the tiny draw
 # (tiny-draws.py: dist/ti.jsonl, calls shaped like vI21) and FlashInfer on
-# it. One tar. Carry ["dist", ".peers"], dist's binaries compressed.
+# it. The three draws are generated here (seeded, the standard library
+# only). One tar. Carry ["dist", ".peers"], dist's binaries compressed.
 set -u
 cd "$(dirname "$0")/../.."
 bash scripts/device-unpack.sh
@@ -16,6 +17,9 @@ W=/tmp/c1; mkdir -p $W
 nvidia-smi --query-gpu=name,clocks.max.sm,power.limit --format=csv,noheader > "$W/gpu.txt"; cat "$W/gpu.txt"
 fin() { tar czf "$OUT/call1.tgz" -C /tmp c1; }
 python3 scripts/make-shapes-workloads.py --wide dist/wide.jsonl > /dev/null
+python3 bench-results/h200-v43-session/mix-draws.py dist/mix.jsonl
+python3 bench-results/h200-v43-session/val-draws.py dist/val.jsonl
+python3 bench-results/h200-v45-session/tiny-draws.py dist/ti.jsonl
 WL=(--workloads dist/seed.jsonl --workloads dist/wide.jsonl --workloads dist/mix.jsonl --workloads dist/val.jsonl --workloads dist/ti.jsonl)
 for m in short-decode short-decode-holdout short-decode-holdout2 short-decode-holdout3; do
   python3 scripts/make-sweep-workloads.py --$m dist/$m.jsonl > /dev/null; WL+=(--workloads dist/$m.jsonl)
