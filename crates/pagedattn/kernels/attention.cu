@@ -234,7 +234,7 @@ __device__ __forceinline__ void consume_unit(const Params& p, typename T::Shared
                                              int slot, int block_iter) {
   using namespace cute;
   const int ct = threadIdx.x - T::kProducerThreads;  // 0 .. kConsumerThreads
-  const int cw = ct / kWarpgroupThreads, t = ct % kWarpgroupThreads;
+  const int cw = ct / kWarpgroupThreads;
   typename T::TiledMmaPV mma_pv;
   Tensor tOrO = partition_fragment_C(mma_pv, select<0, 1>(typename T::TileShapePV{}));
   float lse[2];
