@@ -9,7 +9,11 @@
 # (tiny-draws.py: dist/ti.jsonl, calls shaped like vI21) and FlashInfer on
 # it. The three draws are generated here (seeded, the standard library
 # only). One tar. Carry ["dist", ".peers"], made by prep-call1.sh here
-# (dist's binaries compressed).
+# (dist's binaries compressed). The sweep's analysis, here afterwards,
+# with the plans example built from main + direct-host.patch:
+#   python3 bench-results/h200-v46-session/sweep-best.py c1/ti.txt ti.jsonl auto= \
+#     m64=--tile=m64 s1=--tile=m64,--split=1 s2=--tile=m64,--split=2 s3=--tile=m64,--split=3 \
+#     s4=--tile=m64,--split=4 n=--tile=m64,--split=never dv=--tile=m128dv dvs2=--tile=m128dv,--split=2
 set -u
 cd "$(dirname "$0")/../.."
 bash scripts/device-unpack.sh

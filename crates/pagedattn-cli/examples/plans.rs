@@ -3,13 +3,14 @@
 //! whether the call takes the direct entry point), the split size, the chunks
 //! of the longest tile and the work units. `--tile=NAME` plans every call on
 //! that configuration instead (what `pagedattn bench --tile NAME` runs);
-//! `--split=N` chunks of at most N key blocks (`pagedattn bench --split N`);
+//! `--split=N` chunks of at most N key blocks, `--split=never` none
+//! (`pagedattn bench --split N|never`);
 //! `--time` adds this machine's host time of the call's [`HostPlan`] (the
 //! indptrs and page ids validated, the configuration chosen) and of the
 //! plan image `PagedPrefill::plan` uploads ([`plan_image`]; median of 51
 //! runs each, microseconds).
 //!
-//!     cargo run --release -p pagedattn-cli --example plans -- [--tile=m64] [--split=N] [--time] FILE.jsonl ...
+//!     cargo run --release -p pagedattn-cli --example plans -- [--tile=m64] [--split=N|never] [--time] FILE.jsonl ...
 use pagedattn::schedule::{HostPlan, SplitPolicy, TileConfig};
 use pagedattn::units::{launch_grid, merge_slots, plan_image, PlanInputs, UnitPlan};
 use pagedattn_cli::workload::load_file;
@@ -26,13 +27,17 @@ fn main() {
             continue;
         }
         if let Some(n) = arg.strip_prefix("--split=") {
-            match n.parse::<u32>() {
-                Ok(n) if n > 0 => split = SplitPolicy::Blocks(n),
-                _ => {
-                    eprintln!("--split wants a positive block count, not {n}");
-                    std::process::exit(2);
-                }
-            }
+            split = match n {
+                "auto" => SplitPolicy::Auto,
+                "never" => SplitPolicy::Never,
+                _ => match n.parse::<u32>() {
+                    Ok(n) if n > 0 => SplitPolicy::Blocks(n),
+                    _ => {
+                        eprintln!("--split wants auto, never or a positive block count, not {n}");
+                        std::process::exit(2);
+                    }
+                },
+            };
             continue;
         }
         if let Some(name) = arg.strip_prefix("--tile=") {
