@@ -1,6 +1,7 @@
 //! Prints, for each call of workload files, the configuration the host
-//! picks and the plan the kernel runs on an H200 (132 SMs): the grid (and
-//! whether the call takes the direct entry point), the split size, the chunks
+//! picks and the plan the kernel runs on an H200 (132 SMs) under the host
+//! plan (`PagedPrefill::plan`): the grid (and whether the call takes the
+//! direct entry point, [`planned_launch`]), the split size, the chunks
 //! of the longest tile and the work units. `--tile=NAME` plans every call on
 //! that configuration instead (what `pagedattn bench --tile NAME` runs);
 //! `--split=N` chunks of at most N key blocks, `--split=never` none
@@ -12,7 +13,9 @@
 //!
 //!     cargo run --release -p pagedattn-cli --example plans -- [--tile=m64] [--split=N|never] [--time] FILE.jsonl ...
 use pagedattn::schedule::{HostPlan, SplitPolicy, TileConfig};
-use pagedattn::units::{launch_grid, merge_slots, plan_image, PlanInputs, UnitPlan};
+use pagedattn::units::{
+    launch_grid, merge_slots, plan_image, planned_launch, PlanInputs, UnitPlan,
+};
 use pagedattn_cli::workload::load_file;
 
 const SMS: usize = 132;
@@ -84,6 +87,15 @@ fn main() {
                 grid,
                 split,
                 partial_slots: merge_slots(config, SMS),
+            };
+            // The host plan's launch (what the bench and the Python `plan`
+            // run): direct where the persistent grid would split nothing.
+            let launch = planned_launch(&inputs, direct, resident);
+            let (grid, direct) = (launch.grid as usize, launch.direct);
+            let inputs = PlanInputs {
+                grid,
+                split: if direct { SplitPolicy::Never } else { split },
+                ..inputs
             };
             let plan = UnitPlan::new(&inputs);
             let times = if time {

@@ -640,6 +640,65 @@ pub fn launch_grid(
     Some((grid, bound == tiles && tiles <= grid))
 }
 
+/// How a call planned on the host launches ([`planned_launch`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PlannedLaunch {
+    /// CTAs in the grid.
+    pub grid: u64,
+    /// The direct entry point (a unit per CTA, nothing split).
+    pub direct: bool,
+    /// The plan image the launch takes ([`plan_image`]); `None` where the
+    /// kernel takes none (a direct call above [`INLINE_PLAN_MAX_BATCH`]
+    /// sequences, a batch above [`plan_max_batch`]).
+    pub image: Option<Vec<i32>>,
+}
+
+/// The launch of a call planned on the host (`PagedPrefill::plan`), from
+/// `inp` made for the shape-only launch ([`launch_grid`]: `inp.grid` and
+/// `direct`). Where that launch is persistent but the host's plan splits
+/// no tile and the call's tiles fit the `resident` CTAs, the persistent
+/// grid buys nothing: the call launches the direct entry point on a CTA
+/// per tile instead (no tickets, the shortest code), its image planned
+/// with no split. Direct calls take an image only inline: the parameters
+/// cost nothing to read, a plan in device memory would cost a trip.
+pub fn planned_launch(inp: &PlanInputs<'_>, direct: bool, resident: u64) -> PlannedLaunch {
+    let batch = inp.qo_indptr.len().saturating_sub(1);
+    let direct_image = |grid: usize, split: SplitPolicy| {
+        if batch <= INLINE_PLAN_MAX_BATCH {
+            plan_image(&PlanInputs {
+                grid,
+                split,
+                ..*inp
+            })
+        } else {
+            None
+        }
+    };
+    if direct {
+        return PlannedLaunch {
+            grid: inp.grid as u64,
+            direct,
+            image: direct_image(inp.grid, inp.split),
+        };
+    }
+    let image = plan_image(inp);
+    let tiles = tiles_per_head(inp.total_q, batch, inp.config.block_m()) * NUM_KV_HEADS;
+    // Header int 1: the split units (plan_image).
+    let splits = image.as_ref().is_none_or(|img| img[1] != 0);
+    if splits || tiles as u64 > resident {
+        return PlannedLaunch {
+            grid: inp.grid as u64,
+            direct: false,
+            image,
+        };
+    }
+    PlannedLaunch {
+        grid: tiles as u64,
+        direct: true,
+        image: direct_image(tiles, SplitPolicy::Never),
+    }
+}
+
 /// One work unit as the kernel sees it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Unit {
@@ -1551,6 +1610,74 @@ mod tests {
         let kv: Vec<i32> = (0..=48).map(|i| 1536 * i).collect();
         let p = plan(&qo, &kv);
         assert_eq!((p.chunk, p.units.len()), (i64::MAX, 192));
+    }
+
+    /// The host plan's launch of a call on `resident` CTAs (528 merge
+    /// slots): the shape-only launch, then [`planned_launch`]; also the
+    /// shape-only launch's grid and whether it was direct.
+    fn host_launch(
+        config: TileConfig,
+        resident: u64,
+        qo: &[i32],
+        kv: &[i32],
+    ) -> (PlannedLaunch, u64, bool) {
+        let (tq, nk) = (*qo.last().unwrap() as usize, *kv.last().unwrap() as usize);
+        let d = crate::problem::Dims::new(tq, nk, qo.len() - 1, nk);
+        let (grid, direct) = launch_grid(config, &d, SplitPolicy::Auto, resident).unwrap();
+        let inp = PlanInputs {
+            config,
+            qo_indptr: qo,
+            kv_indptr: kv,
+            total_q: tq,
+            num_kv_indices: nk,
+            grid: grid as usize,
+            split: SplitPolicy::Auto,
+            partial_slots: 528,
+        };
+        let launch = planned_launch(&inp, direct, resident);
+        // A persistent launch takes the plan made for its grid.
+        if !launch.direct {
+            assert_eq!((launch.grid, &launch.image), (grid, &plan_image(&inp)));
+        }
+        (launch, grid, direct)
+    }
+
+    #[test]
+    fn unsplit_host_plans_launch_direct() {
+        let m128dv = TileConfig::M128DeepV;
+        // 8 sequences of 15 queries over 384 keys: the shapes allow a split
+        // (a persistent grid), the plan splits nothing: the direct entry on
+        // a CTA per tile (13 a head by the shapes), its image inline and
+        // unsplit.
+        let qo: Vec<i32> = (0..=8).map(|i| 15 * i).collect();
+        let kv: Vec<i32> = (0..=8).map(|i| 384 * i).collect();
+        let (l, grid, direct) = host_launch(m128dv, 132, &qo, &kv);
+        assert!(!direct && grid > 52, "the shapes alone allow a split");
+        assert_eq!((l.grid, l.direct), (52, true));
+        let img = l.image.expect("a batch of one takes its image inline");
+        assert_eq!(&img[..2], &[i32::MAX, 0]);
+        // Ten queries over 742 keys: split into 3 chunks: persistent.
+        let (l, _, _) = host_launch(m128dv, 132, &[0, 10], &[0, 742]);
+        assert!(!l.direct && l.image.is_some_and(|img| img[1] == 12));
+        // 48 sequences of 4 queries over 1536 keys: nothing split, but 192
+        // tiles overflow 132 CTAs: persistent, with its image.
+        let qo: Vec<i32> = (0..=48).map(|i| 4 * i).collect();
+        let kv: Vec<i32> = (0..=48).map(|i| 1536 * i).collect();
+        let (l, grid, _) = host_launch(m128dv, 132, &qo, &kv);
+        assert!(!l.direct && grid == 132 && l.image.is_some());
+        // 24 sequences of 8 queries over 384 keys: 96 unsplit tiles, 132
+        // by the shapes (33 a head), on 132 CTAs: direct, no image (above
+        // the inline plan's batch).
+        let qo: Vec<i32> = (0..=24).map(|i| 8 * i).collect();
+        let kv: Vec<i32> = (0..=24).map(|i| 384 * i).collect();
+        let (l, _, _) = host_launch(m128dv, 132, &qo, &kv);
+        assert_eq!((l.grid, l.direct, l.image), (132, true, None));
+        // 19 queries a sequence: 180 tiles by the shapes, more than 132
+        // CTAs: persistent, with its image.
+        let qo: Vec<i32> = (0..=24).map(|i| 19 * i).collect();
+        let kv: Vec<i32> = (0..=24).map(|i| 100 * i).collect();
+        let (l, grid, _) = host_launch(m128dv, 132, &qo, &kv);
+        assert!(!l.direct && grid == 132 && l.image.is_some());
     }
 
     #[test]

@@ -426,7 +426,7 @@ fn both_tile_configs_match_reference() {
 /// Plans on the host, then runs the planned launch (poisoned outputs,
 /// device errors read back).
 fn run_planned(b: &CudaBackend, p: &HostProblem<'_>) -> Result<(Output, bool), Error> {
-    let (out, image, _) = run_planned_config(b, p)?;
+    let (out, image, _, _) = run_planned_config(b, p)?;
     Ok((out, image))
 }
 
@@ -442,18 +442,31 @@ fn plan_with_ids(b: &CudaBackend, p: &HostProblem<'_>) -> Result<DevicePlan, Err
     )
 }
 
-/// [`run_planned`], also returning the tile configuration the plan chose.
+/// [`run_planned`], also returning the tile configuration the plan chose
+/// and whether its launch is direct where the shapes alone would take the
+/// persistent grid (a plan that splits nothing, `units::planned_launch`).
 fn run_planned_config(
     b: &CudaBackend,
     p: &HostProblem<'_>,
-) -> Result<(Output, bool, TileConfig), Error> {
+) -> Result<(Output, bool, TileConfig, bool), Error> {
     let stream = b.stream();
     let plan = plan_with_ids(b, p)?;
     let mut bufs = DeviceBuffers::upload(b.kernel(), stream, p)?;
     bufs.poison(stream)?;
     bufs.with_views(|v, out, lse, ws| b.kernel().launch_planned(&plan, stream, v, out, lse, ws))?;
     b.kernel().take_device_errors(stream, &mut bufs.workspace)?;
-    Ok((bufs.download(stream)?, plan.has_image(), plan.config()))
+    let shape = b.kernel().launch_info(&p.dims, None);
+    let planned = b.kernel().launch_info(&p.dims, Some(&plan));
+    let to_direct = match (shape, planned) {
+        (Some(s), Some(l)) => l.direct && !s.direct && s.config == l.config,
+        _ => false,
+    };
+    Ok((
+        bufs.download(stream)?,
+        plan.has_image(),
+        plan.config(),
+        to_direct,
+    ))
 }
 
 /// The host-plan path (`plan` + `launch_planned`): the kernel copies the
@@ -519,7 +532,7 @@ fn host_plan_launch_matches_device_plan() {
         };
         cases.push(random_batch(seed ^ (0x900 + i), &spec));
     }
-    let (mut calls, mut with_image) = (0, 0);
+    let (mut calls, mut with_image, mut made_direct) = (0, 0, 0);
     let backend = |tile, split| {
         let mut b = CudaBackend::new().expect("backend");
         b.set_options(Options {
@@ -546,8 +559,9 @@ fn host_plan_launch_matches_device_plan() {
             let inputs = w.inputs(seed);
             let p = inputs.problem();
             let name = format!("{tile:?} {split:?} {}", w.name);
-            let (host, image, config) =
+            let (host, image, config, to_direct) =
                 run_planned_config(&b, &p).unwrap_or_else(|e| panic!("{name}: {e}"));
+            made_direct += usize::from(to_direct);
             let device_b = if b.kernel().config_for(&p.dims) == config {
                 &b
             } else {
@@ -572,6 +586,8 @@ fn host_plan_launch_matches_device_plan() {
             with_image += usize::from(image);
         }
     }
+    // seed05 with m64 in chunks of 2 blocks, for one (the plans example).
+    assert!(made_direct > 0, "no plan made a persistent call direct");
     // Graph replays of a planned launch, and refused plans.
     let b = gpu!("host_plan_launch_matches_device_plan");
     let stream: &Arc<_> = b.stream();
@@ -635,6 +651,7 @@ fn host_plan_launch_matches_device_plan() {
     assert!(bad.is_err(), "{:?}", bad.err());
     println!(
         "host plan: {calls} calls bitwise equal to the device plan ({with_image} with a plan image, \
+         {made_direct} direct where the device launch is persistent, \
          {other_config} in the configuration the automatic device choice does not take), \
          graph replays equal, mismatched plans refused"
     );

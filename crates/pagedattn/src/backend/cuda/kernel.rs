@@ -91,8 +91,14 @@ pub struct DevicePlan {
     host: HostPlan,
     config: TileConfig,
     ctx: Arc<CudaContext>,
-    /// The launch geometry the image was made for.
+    /// The grid of the shape-only launch ([`units::launch_grid`]) the plan
+    /// was made for.
+    shape_grid: u32,
+    /// The launch this plan takes ([`units::planned_launch`]): its grid and
+    /// whether it is direct (a persistent call whose plan splits nothing
+    /// and whose tiles fit the resident CTAs launches direct).
     grid: u32,
+    direct: bool,
     partial_slots: i32,
     /// The plan image in device memory and its address; `None` where the
     /// kernel takes no plan (calls with a unit per CTA and nothing to split,
@@ -612,7 +618,10 @@ impl PagedPrefill {
     /// tests. `None` for a call with nothing to compute (no launch).
     pub fn launch_info(&self, dims: &Dims, plan: Option<&DevicePlan>) -> Option<LaunchInfo> {
         let config = plan.map_or_else(|| self.config_for(dims), |p| p.config);
-        let (grid, direct) = self.launch_shape(config, dims)?;
+        let (mut grid, mut direct) = self.launch_shape(config, dims)?;
+        if let Some(p) = plan.filter(|p| p.shape_grid == grid) {
+            (grid, direct) = (p.grid, p.direct);
+        }
         Some(LaunchInfo {
             config,
             grid,
@@ -674,23 +683,28 @@ impl PagedPrefill {
         let config = self.opts.tile.unwrap_or(host.config);
         let shape = self.launch_shape(config, dims);
         let partial_slots = self.partial_slots(config);
-        // Direct calls take a plan only inline: the parameters cost them
-        // nothing to read, a plan in device memory would cost a trip.
-        let image = match shape {
-            Some((grid, direct)) if !direct || dims.batch <= units::INLINE_PLAN_MAX_BATCH => {
-                units::plan_image(&units::PlanInputs {
-                    config,
-                    qo_indptr,
-                    kv_indptr,
-                    total_q: dims.total_q,
-                    num_kv_indices: dims.num_kv_indices,
-                    grid: grid as usize,
-                    split: self.opts.split,
-                    partial_slots: partial_slots as usize,
-                })
-            }
-            _ => None,
-        };
+        let launch = shape.map(|(grid, direct)| {
+            let inputs = units::PlanInputs {
+                config,
+                qo_indptr,
+                kv_indptr,
+                total_q: dims.total_q,
+                num_kv_indices: dims.num_kv_indices,
+                grid: grid as usize,
+                split: self.opts.split,
+                partial_slots: partial_slots as usize,
+            };
+            // One CTA per unit (a diagnostic) keeps the persistent entry.
+            let resident = match self.kernel(config).resident_ctas {
+                u32::MAX => 0,
+                r => r as u64,
+            };
+            units::planned_launch(&inputs, direct, resident)
+        });
+        let (grid, direct) = launch.as_ref().map_or((0, false), |l| {
+            (l.grid.min(u32::MAX as u64) as u32, l.direct)
+        });
+        let image = launch.and_then(|l| l.image);
         let inline = image
             .as_deref()
             .and_then(|img| units::inline_plan(img, config, dims.batch))
@@ -709,7 +723,9 @@ impl PagedPrefill {
             host,
             config,
             ctx: self.ctx.clone(),
-            grid: shape.map_or(0, |s| s.0),
+            shape_grid: shape.map_or(0, |s| s.0),
+            grid,
+            direct,
             partial_slots,
             image,
             inline,
@@ -826,13 +842,13 @@ impl PagedPrefill {
         plan: Option<&DevicePlan>,
     ) -> Result<()> {
         let mut params = self.params(config, stream, call, ws)?;
-        let Some((grid, direct)) = self.launch_shape(config, &call.dims) else {
+        let Some((mut grid, mut direct)) = self.launch_shape(config, &call.dims) else {
             return Ok(()); // no sequences and no rows: nothing to compute
         };
         let k = self.kernel(config);
         if let Some(plan) = plan {
             if !Arc::ptr_eq(&plan.ctx, &self.ctx)
-                || plan.grid != grid
+                || plan.shape_grid != grid
                 || plan.partial_slots != params.partial_slots
                 || plan.config != config
             {
@@ -840,6 +856,7 @@ impl PagedPrefill {
                     "the plan was made by another PagedPrefill".into(),
                 ));
             }
+            (grid, direct) = (plan.grid, plan.direct);
             if let Some((_, ptr)) = &plan.image {
                 params.plan = *ptr;
             }
