@@ -94,7 +94,7 @@ fn main() {
             let (grid, direct) = (launch.grid as usize, launch.direct);
             let inputs = PlanInputs {
                 grid,
-                split: if direct { SplitPolicy::Never } else { split },
+                split: launch.split,
                 ..inputs
             };
             let plan = UnitPlan::new(&inputs);

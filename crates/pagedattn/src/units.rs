@@ -647,6 +647,9 @@ pub struct PlannedLaunch {
     pub grid: u64,
     /// The direct entry point (a unit per CTA, nothing split).
     pub direct: bool,
+    /// The split policy the image was planned with (`Never` where the call
+    /// was made direct).
+    pub split: SplitPolicy,
     /// The plan image the launch takes ([`plan_image`]); `None` where the
     /// kernel takes none (a direct call above [`INLINE_PLAN_MAX_BATCH`]
     /// sequences, a batch above [`plan_max_batch`]).
@@ -678,6 +681,7 @@ pub fn planned_launch(inp: &PlanInputs<'_>, direct: bool, resident: u64) -> Plan
         return PlannedLaunch {
             grid: inp.grid as u64,
             direct,
+            split: inp.split,
             image: direct_image(inp.grid, inp.split),
         };
     }
@@ -689,12 +693,14 @@ pub fn planned_launch(inp: &PlanInputs<'_>, direct: bool, resident: u64) -> Plan
         return PlannedLaunch {
             grid: inp.grid as u64,
             direct: false,
+            split: inp.split,
             image,
         };
     }
     PlannedLaunch {
         grid: tiles as u64,
         direct: true,
+        split: SplitPolicy::Never,
         image: direct_image(tiles, SplitPolicy::Never),
     }
 }
